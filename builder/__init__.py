@@ -1,0 +1,1 @@
+"""Build the multilingual interactive lesson site."""

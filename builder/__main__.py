@@ -1,0 +1,5 @@
+"""Allow `python -m builder`."""
+
+from builder.cli import main
+
+raise SystemExit(main())

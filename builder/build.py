@@ -1,0 +1,130 @@
+"""The build, top to bottom: gather and check everything, render every file in memory, then
+write the output folder atomically. Nothing is written until every input is known to be good.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from builder import checks, site
+from builder.catalogs import load_translations
+from builder.content import load_lessons
+from builder.errors import Problem, UserError
+from builder.i18n import SiteConfig, load_site_config
+from builder.markdown import LessonRenderer
+from builder.pages import make_environment
+from builder.scenarios import Scenario, load_scenarios
+
+MARKER = ".lesson-builder"  # marks an output folder as ours, so a rebuild may replace it
+
+
+@dataclass
+class Inputs:
+    """Everything a build reads, loaded and validated."""
+
+    content: Path
+    templates: Path
+    config: SiteConfig
+    scenarios: dict[str, Scenario]
+    lessons: dict  # {lang: {slug: Lesson}}
+    translations: dict  # {lang: babel Translations}
+    env: object  # the Jinja environment
+    renderer: LessonRenderer
+    warnings: list[Problem] = field(default_factory=list)
+
+
+@dataclass
+class Summary:
+    out: Path
+    pages: dict[str, int]
+    warnings: list[Problem]
+    seconds: float
+
+    def describe(self) -> str:
+        per_lang = ", ".join(f"{lang} {n}" for lang, n in self.pages.items())
+        total = sum(self.pages.values())
+        return (f"built {total} pages ({per_lang}) into {self.out} in {self.seconds:.2f} s"
+                f", {len(self.warnings)} warning{'s' if len(self.warnings) != 1 else ''}")
+
+
+def gather(content: Path, templates: Path) -> Inputs:
+    """Load and validate every input, raising one UserError that lists every problem found."""
+    problems: list[Problem] = []
+    config = load_site_config(content)
+    scenarios, found = load_scenarios(content / "scenarios")
+    problems += found
+    lessons, found = load_lessons(content, config, set(scenarios))
+    problems += found
+    translations, found = load_translations(content, config)
+    problems += found
+    env = make_environment(templates)
+    inputs = Inputs(content, templates, config, scenarios, lessons, translations, env, LessonRenderer())
+    problems += checks.check_parity(lessons, config.source_language)
+    if problems:
+        raise UserError(problems)
+    return inputs
+
+
+def render_all(inputs: Inputs, base_url: str | None = None) -> dict[str, bytes]:
+    """Render every output file in memory: {relative path: bytes}."""
+    files, problems = site.render_site(inputs, base_url)
+    if problems:
+        raise UserError(problems)
+    return files
+
+
+def check(content: Path, templates: Path) -> list[Problem]:
+    """Run every check a build runs, writing nothing; return the warnings."""
+    inputs = gather(content, templates)
+    render_all(inputs)
+    return inputs.warnings
+
+
+def build(content: Path, out: Path, templates: Path, base_url: str | None = None, make_zip: bool = False) -> Summary:
+    """Check everything, render the site in memory, then swap it into `out` in one step."""
+    started = time.perf_counter()
+    inputs = gather(content, templates)
+    files = render_all(inputs, base_url)
+    if make_zip:
+        files["offline.zip"] = site.zip_site(files)
+    write_atomically(out, files)
+    pages = {lang.code: sum(1 for p in files if p.startswith(f"{lang.code}/") and p.endswith(".html"))
+             for lang in inputs.config.languages}
+    return Summary(out, pages, inputs.warnings, time.perf_counter() - started)
+
+
+def write_atomically(out: Path, files: dict[str, bytes]) -> None:
+    """Write `files` into a fresh folder beside `out`, then swap it in; on any failure `out` is untouched."""
+    out = out.absolute()
+    if out.exists() and not out.is_dir():
+        raise UserError(Problem(out, None, "output path exists and is not a folder"))
+    if out.is_dir() and any(out.iterdir()) and not (out / MARKER).exists():
+        raise UserError(Problem(out, None, f"output folder is not empty and was not made by this builder "
+                                           f"(no {MARKER} file); refusing to replace it"))
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-", dir=out.parent))
+    except OSError as err:
+        raise UserError(Problem(out.parent, None, f"cannot write the output folder: {err.strerror}")) from None
+    old = out.parent / f".{out.name}.old-{os.getpid()}"
+    try:
+        for rel, data in sorted(files.items()):
+            target = staging / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+        (staging / MARKER).write_text("Built by `python -m builder build`; safe to delete.\n", encoding="utf-8")
+        staging.chmod(0o755)
+        if out.exists():
+            out.rename(old)
+        staging.rename(out)
+    except OSError as err:
+        shutil.rmtree(staging, ignore_errors=True)
+        if old.exists() and not out.exists():
+            old.rename(out)
+        raise UserError(Problem(out, None, f"cannot write the output folder: {err.strerror}")) from None
+    shutil.rmtree(old, ignore_errors=True)

@@ -1,0 +1,194 @@
+"""Lessons: find them under content/<lang>/, split and validate front matter, pair languages by slug.
+
+A lesson is `content/<lang>/<slug>.md`: TOML front matter between `+++` lines, then Markdown.
+
+    +++
+    title = "Transformer 块"
+    order = 1                      # position in the lesson list
+    summary = "..."                # one line for the lesson list
+    scenario = "river-bank"        # content/scenarios/<name>.toml, for figures and trace values
+    figure = "depth-map"           # the interactive figure: "depth-map" or "norm-compare"
+    walkthrough = ["input", "b1.attention", "b1.ffn", "b2", "b3", "sum"]
+
+    [translation]                  # only in translations; written by `python -m builder mark-current`
+    source_hash = "..."
+    sections = { intro = "...", ... }
+    +++
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from builder.errors import Problem, UserError
+from builder.i18n import SiteConfig
+
+FENCE = "+++"
+SLUG = re.compile(r"[a-z0-9][a-z0-9-]*")
+FIGURES = ("depth-map", "norm-compare")
+STEP = re.compile(r"input|sum|b[1-6](\.(attention|ffn))?")
+NON_LESSON_FOLDERS = {"scenarios"}
+KNOWN_KEYS = {"title", "order", "summary", "scenario", "figure", "walkthrough", "translation"}
+
+
+@dataclass
+class Lesson:
+    """One lesson in one language."""
+
+    lang: str
+    slug: str
+    path: Path
+    text: str  # the whole file, as read
+    meta: dict
+    body: str
+    body_line: int  # file line number of the body's first line
+    title: str = ""
+    order: int = 0
+    summary: str = ""
+    scenario: str | None = None
+    figure: str | None = None
+    walkthrough: list[str] = field(default_factory=list)
+
+    def source_hash(self) -> str:
+        """Return the fingerprint a translation records of this (source) lesson."""
+        return hashlib.sha256(self.text.encode("utf-8")).hexdigest()[:16]
+
+
+def read_text(path: Path) -> str:
+    """Read a UTF-8 content file, naming the line of the first invalid byte."""
+    raw = path.read_bytes()
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = raw[: err.start].count(b"\n") + 1
+        raise UserError(Problem(path, line, "not valid UTF-8")) from None
+
+
+def split_front_matter(text: str, path: Path) -> tuple[dict, str, int]:
+    """Return (front matter, body, body's first line number)."""
+    lines = text.split("\n")
+    if not lines or lines[0].strip() != FENCE:
+        raise UserError(Problem(path, 1, f"missing front matter: the file must start with a {FENCE!r} line"))
+    for end in range(1, len(lines)):
+        if lines[end].strip() == FENCE:
+            break
+    else:
+        raise UserError(Problem(path, 1, f"front matter is not closed by a {FENCE!r} line"))
+    try:
+        meta = tomllib.loads("\n".join(lines[1:end]))
+    except tomllib.TOMLDecodeError as err:
+        match = re.search(r"\(at line (\d+), column \d+\)", str(err))
+        line = int(match.group(1)) + 1 if match else 1
+        message = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(err))
+        raise UserError(Problem(path, line, f"invalid front matter: {message}")) from None
+    return meta, "\n".join(lines[end + 1:]), end + 2
+
+
+def meta_line(text: str, key: str) -> int | None:
+    """Return the line of `key = ...` inside the front matter."""
+    for number, line in enumerate(text.split("\n")[:200], 1):
+        if re.match(rf"\s*{re.escape(key)}\s*=", line):
+            return number
+        if number > 1 and line.strip() == FENCE:
+            return None
+    return None
+
+
+def load_lesson(path: Path, lang: str, scenarios: set[str]) -> Lesson:
+    """Read and validate one lesson file."""
+    text = read_text(path)
+    meta, body, body_line = split_front_matter(text, path)
+    slug = path.stem
+    if not SLUG.fullmatch(slug):
+        raise UserError(Problem(path, None, f"file name {slug!r} is not a valid slug (lowercase letters, digits, hyphens)"))
+    lesson = Lesson(lang=lang, slug=slug, path=path, text=text, meta=meta, body=body, body_line=body_line)
+
+    def bad(key, message):
+        return UserError(Problem(path, meta_line(text, key) or 1, f"front matter {key!r}: {message}"))
+
+    unknown = sorted(set(meta) - KNOWN_KEYS)
+    if unknown:
+        raise bad(unknown[0], f"unknown key (known: {', '.join(sorted(KNOWN_KEYS))})")
+    for key, kind, required in (("title", str, True), ("order", int, True), ("summary", str, False),
+                                ("scenario", str, False), ("figure", str, False), ("walkthrough", list, False)):
+        if key not in meta:
+            if required:
+                raise UserError(Problem(path, 1, f"front matter is missing {key!r}"))
+            continue
+        value = meta[key]
+        if not isinstance(value, kind) or isinstance(value, bool):
+            raise bad(key, f"expected {'a string' if kind is str else 'an integer' if kind is int else 'an array'}, got {value!r}")
+    lesson.title = meta["title"].strip()
+    if not lesson.title:
+        raise bad("title", "must not be empty")
+    lesson.order = meta["order"]
+    lesson.summary = meta.get("summary", "")
+    lesson.scenario = meta.get("scenario")
+    if lesson.scenario is not None and lesson.scenario not in scenarios:
+        raise bad("scenario", f"unknown scenario {lesson.scenario!r} (have: {', '.join(sorted(scenarios)) or 'none'})")
+    lesson.figure = meta.get("figure")
+    if lesson.figure is not None:
+        if lesson.figure not in FIGURES:
+            raise bad("figure", f"unknown figure {lesson.figure!r} (known: {', '.join(FIGURES)})")
+        if lesson.scenario is None:
+            raise bad("figure", "a figure needs a scenario")
+    lesson.walkthrough = meta.get("walkthrough", [])
+    for step in lesson.walkthrough:
+        if not isinstance(step, str) or not STEP.fullmatch(step):
+            raise bad("walkthrough", f"unknown step {step!r} (use input, b1..b6, b1.attention, b1.ffn, sum)")
+    if lesson.walkthrough and lesson.figure != "depth-map":
+        raise bad("walkthrough", "a walkthrough needs figure = \"depth-map\"")
+    translation = meta.get("translation")
+    if translation is not None and (not isinstance(translation, dict) or not isinstance(translation.get("source_hash"), str)):
+        raise bad("translation", "expected a table with source_hash (written by `python -m builder mark-current`)")
+    return lesson
+
+
+def load_lessons(content: Path, config: SiteConfig, scenarios: set[str]) -> tuple[dict[str, dict[str, Lesson]], list[Problem]]:
+    """Load every lesson of every language: {lang: {slug: Lesson}}, collecting all problems."""
+    problems: list[Problem] = []
+    codes = [lang.code for lang in config.languages]
+    for child in sorted(content.iterdir()):
+        if child.is_dir() and child.name not in codes and child.name not in NON_LESSON_FOLDERS:
+            if any(child.glob("*.md")):
+                problems.append(Problem(child, None, f"lessons in a folder that is not a declared language "
+                                                     f"(declared: {', '.join(codes)}; see content/site.toml)"))
+    lessons: dict[str, dict[str, Lesson]] = {}
+    for code in codes:
+        lessons[code] = {}
+        folder = content / code
+        if not folder.is_dir():
+            problems.append(Problem(folder, None, "missing language folder"))
+            continue
+        for path in sorted(folder.glob("*.md")):
+            try:
+                lesson = load_lesson(path, code, scenarios)
+            except UserError as err:
+                problems.extend(err.problems)
+                continue
+            lessons[code][lesson.slug] = lesson
+        orders: dict[int, Path] = {}
+        for lesson in lessons[code].values():
+            if lesson.order in orders:
+                problems.append(Problem(lesson.path, meta_line(lesson.text, "order"),
+                                        f"order {lesson.order} is also used by {orders[lesson.order].name}"))
+            orders[lesson.order] = lesson.path
+    return lessons, problems
+
+
+def lessons_in_order(lessons: dict[str, Lesson]) -> list[Lesson]:
+    return sorted(lessons.values(), key=lambda lesson: (lesson.order, lesson.slug))
+
+
+def all_slugs(lessons: dict[str, dict[str, Lesson]], source_language: str) -> list[str]:
+    """Return every slug of any language, in the source language's order first."""
+    seen: dict[str, tuple] = {}
+    for lang, by_slug in lessons.items():
+        for lesson in by_slug.values():
+            key = (0 if lang == source_language else 1, lesson.order, lesson.slug)
+            seen[lesson.slug] = min(seen.get(lesson.slug, key), key)
+    return sorted(seen, key=lambda slug: seen[slug])

@@ -1,0 +1,224 @@
+"""Lesson Markdown → HTML with markdown-it-py, checked as it renders.
+
+What lesson Markdown may contain, beyond CommonMark:
+- tables; fenced code, highlighted at build time by Pygments;
+- math between `$...$` (inline) or `$$...$$` (display), turned into MathML at build time;
+- section headings with a stable id that is the same in every language: `## 残差流 {#residual-stream}`
+  (required on every `##` and `###`, so switching language keeps `#section`);
+- trace values: `{{on:b1.attention.delta}}` prints a figure from the engine's trace (see figures.py);
+  numbers with a decimal point must not be typed into prose, so every figure comes from the trace;
+- containers: `::: diagram Caption` … `:::` (a captioned, scrollable figure around a preformatted
+  diagram), `::: walkthrough` … `:::` (the ordered list of walkthrough steps), and
+  `::: interactive` `:::` (where the lesson's interactive figure goes).
+
+Raw HTML is not allowed: it is escaped and shown as text (markdown-it `html=False`), and
+markdown-it refuses `javascript:`/`vbscript:`/`data:` link targets, so lesson text cannot inject markup.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from latex2mathml.converter import convert as latex_to_mathml
+from markdown_it import MarkdownIt
+from mdit_py_plugins.container import container_plugin
+from mdit_py_plugins.dollarmath import dollarmath_plugin
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import get_lexer_by_name
+from pygments.util import ClassNotFound
+
+from builder.errors import Problem
+
+HEADING_ID = re.compile(r"\s*\{#([a-z][a-z0-9-]*)\}\s*$")
+LITERAL_DECIMAL = re.compile(r"(?<![\w.])[−-]?\d+\.\d+")
+CONTAINERS = ("diagram", "walkthrough", "interactive")
+
+
+@dataclass
+class Rendered:
+    """A lesson body rendered to HTML, with what the checks need to know about it."""
+
+    html: str
+    sections: list[tuple[int, str, str, int]] = field(default_factory=list)  # (level, id, text, line)
+    refs: list[tuple[str, int]] = field(default_factory=list)  # (trace reference, line)
+    walkthrough: list[str] = field(default_factory=list)  # each step's HTML
+    walkthrough_line: int | None = None
+    has_interactive: bool = False
+    problems: list[Problem] = field(default_factory=list)
+
+
+def _highlight(code: str, lang: str, attrs: str) -> str:
+    """Highlight fenced code; the markup starts with <pre so markdown-it does not wrap it again."""
+    try:
+        lexer = get_lexer_by_name(lang or "text")
+    except ClassNotFound:
+        lexer = get_lexer_by_name("text")
+    body = highlight(code, lexer, HtmlFormatter(nowrap=True))
+    label = f' data-lang="{html.escape(lang)}"' if lang else ""
+    return f'<pre class="highlight" tabindex="0"{label}><code>{body}</code></pre>\n'
+
+
+def _math(content: str, options: dict) -> str:
+    display = "block" if options.get("display_mode") else "inline"
+    return latex_to_mathml(content, display=display)
+
+
+def _trace_ref_rule(state, silent):
+    """Inline rule: `{{ reference }}` → a trace_ref token."""
+    if not state.src.startswith("{{", state.pos):
+        return False
+    end = state.src.find("}}", state.pos + 2)
+    if end < 0:
+        return False
+    if not silent:
+        token = state.push("trace_ref", "", 0)
+        token.content = state.src[state.pos + 2:end].strip()
+        token.meta = {"offset": state.src.count("\n", 0, state.pos)}
+    state.pos = end + 2
+    return True
+
+
+def make_markdown() -> MarkdownIt:
+    """Return the one markdown-it instance every lesson renders with."""
+    md = MarkdownIt("commonmark", {"html": False, "highlight": _highlight}).enable("table")
+    md.use(dollarmath_plugin, allow_space=True, double_inline=False, renderer=_math)
+    for name in CONTAINERS:
+        md.use(container_plugin, name=name, validate=lambda params, *a, n=name: params.strip().split(" ", 1)[0] == n)
+    md.inline.ruler.before("escape", "trace_ref", _trace_ref_rule)
+    return md
+
+
+class LessonRenderer:
+    """Render lesson bodies, resolving trace references through a callback."""
+
+    def __init__(self):
+        self.md = make_markdown()
+        # markdown-it binds each rule to its renderer; wrap ours so they keep `self`.
+        rules = {"trace_ref": self._render_ref}
+        for name in CONTAINERS:
+            rules[f"container_{name}_open"] = getattr(self, f"_open_{name}")
+            rules[f"container_{name}_close"] = getattr(self, f"_close_{name}")
+        for rule, method in rules.items():
+            self.md.add_render_rule(rule, lambda _renderer, *args, m=method: m(*args))
+
+    def render(self, body: str, path: Path, first_line: int, resolve, figure_html: str = "") -> Rendered:
+        """Render `body` (whose first line is line `first_line` of `path`)."""
+        out = Rendered(html="")
+        env = {"resolve": resolve, "out": out, "path": path, "figure_html": figure_html}
+        try:
+            tokens = self.md.parse(body, env)
+        except Exception as err:  # latex2mathml and plugins raise assorted errors on bad input
+            out.problems.append(Problem(path, first_line, f"cannot parse Markdown: {err}"))
+            return out
+        self._annotate(tokens, path, first_line, out)
+        try:
+            out.html = self.md.renderer.render(tokens, self.md.options, env)
+        except Exception as err:  # most often invalid LaTeX inside $...$
+            line = env.get("line", first_line)
+            out.problems.append(Problem(path, line, f"cannot render: {type(err).__name__}: {err}"))
+        return out
+
+    def _annotate(self, tokens, path, first_line, out: Rendered) -> None:
+        """Give headings their ids, record lines, and check prose for what is not allowed."""
+        in_walkthrough = False
+        walk_depth = 0
+        for i, token in enumerate(tokens):
+            line = first_line + token.map[0] if token.map else first_line
+            token.meta = {**(token.meta or {}), "line": line}
+            if token.type == "heading_open":
+                inline = tokens[i + 1]
+                level = int(token.tag[1])
+                if level == 1:
+                    out.problems.append(Problem(path, line, "use ## for sections: the title comes from the front matter"))
+                last = inline.children[-1] if inline.children else None
+                match = HEADING_ID.search(last.content) if last is not None and last.type == "text" else None
+                if match is None:
+                    out.problems.append(Problem(path, line, f"heading {inline.content!r} needs a stable id, "
+                                                            "e.g. `## Title {#section-name}`"))
+                    continue
+                last.content = last.content[: match.start()]
+                inline.content = HEADING_ID.sub("", inline.content)
+                token.attrSet("id", match.group(1))
+                out.sections.append((level, match.group(1), inline.content, line))
+            elif token.type == "container_walkthrough_open":
+                in_walkthrough, walk_depth = True, 0
+                out.walkthrough_line = line
+            elif token.type == "container_walkthrough_close":
+                in_walkthrough = False
+            elif token.type == "container_interactive_open":
+                out.has_interactive = True
+            elif in_walkthrough and token.type == "list_item_open":
+                walk_depth += 1
+            elif token.type == "inline":
+                for child in token.children or []:
+                    child.meta = {**(child.meta or {}), "line": line + (child.meta or {}).get("offset", 0)}
+                    if child.type == "trace_ref":
+                        out.refs.append((child.content, child.meta["line"]))
+                    elif child.type == "text":
+                        if "$" in child.content:
+                            out.problems.append(Problem(path, child.meta["line"], "unterminated math: a `$` without its "
+                                                        "closing `$` (write \\$ for a dollar sign)"))
+                        literal = LITERAL_DECIMAL.search(child.content)
+                        if literal:
+                            out.problems.append(Problem(path, child.meta["line"], f"figure {literal.group()!r} typed into the "
+                                                        "text: take it from the trace with {{...}} so it cannot disagree"))
+            elif token.type in ("math_block", "math_block_label", "math_inline"):
+                token.meta["line"] = line
+        if in_walkthrough:
+            out.problems.append(Problem(path, out.walkthrough_line, "`::: walkthrough` is not closed by `:::`"))
+
+    # Render rules -------------------------------------------------------------------------
+
+    def _render_ref(self, tokens, idx, options, env):
+        token = tokens[idx]
+        env["line"] = token.meta["line"]
+        text, problem = env["resolve"](token.content)
+        if problem:
+            env["out"].problems.append(Problem(env["path"], token.meta["line"], problem))
+            return html.escape("{{" + token.content + "}}")
+        return f'<span class="trace-value" data-ref="{html.escape(token.content)}">{html.escape(text)}</span>'
+
+    def _open_diagram(self, tokens, idx, options, env):
+        caption = tokens[idx].info.strip()[len("diagram"):].strip()
+        env["caption"] = caption
+        if not caption:
+            env["out"].problems.append(Problem(env["path"], tokens[idx].meta["line"], "a diagram needs a caption: `::: diagram Caption`"))
+        return '<figure class="diagram">\n'
+
+    def _close_diagram(self, tokens, idx, options, env):
+        return f'<figcaption>{html.escape(env.pop("caption", ""))}</figcaption>\n</figure>\n'
+
+    def _open_walkthrough(self, tokens, idx, options, env):
+        env["walk_start"] = idx
+        return '<div class="walkthrough-text" id="walkthrough-steps">\n'
+
+    def _close_walkthrough(self, tokens, idx, options, env):
+        # Record each top-level step's HTML so the interactive walkthrough can show it.
+        start, depth, item = env.pop("walk_start", idx), 0, None
+        for j in range(start + 1, idx):
+            t = tokens[j]
+            if t.type == "list_item_open":
+                depth += 1
+                if depth == 1:
+                    item = j
+            elif t.type == "list_item_close":
+                if depth == 1 and item is not None:
+                    inner = tokens[item + 1: j]
+                    env["out"].walkthrough.append(self.md.renderer.render(inner, options, env).strip())
+                depth -= 1
+        return "</div>\n"
+
+    def _open_interactive(self, tokens, idx, options, env):
+        return env["figure_html"]
+
+    def _close_interactive(self, tokens, idx, options, env):
+        return ""
+
+
+def pygments_css(style: str, selector: str) -> str:
+    """Return Pygments' token colours for `style`, scoped under `selector`."""
+    return HtmlFormatter(style=style).get_style_defs(selector)

@@ -1,0 +1,58 @@
+"""Jinja: one environment for every page, strict about undefined names, translated by gettext."""
+
+from __future__ import annotations
+
+import json
+import traceback
+from pathlib import Path
+
+import jinja2
+from babel.support import Translations
+
+from builder.errors import Problem, UserError
+
+
+def make_environment(templates: Path) -> jinja2.Environment:
+    """Return the Jinja environment: autoescaped HTML, StrictUndefined, gettext with named placeholders."""
+    if not templates.is_dir():
+        raise UserError(Problem(templates, None, "missing templates folder"))
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(templates),
+        undefined=jinja2.StrictUndefined,
+        autoescape=jinja2.select_autoescape(["html", "xml"]),
+        extensions=["jinja2.ext.i18n"],
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters["json_script"] = json_for_script
+    return env
+
+
+def json_for_script(data) -> str:
+    """Serialise for an inline <script type="application/json">: `<`, `>` and `&` escaped,
+    so no string in content or scenarios can close the script element."""
+    text = data if isinstance(data, str) else json.dumps(data, sort_keys=True, separators=(",", ":"),
+                                                         ensure_ascii=False, allow_nan=False)
+    return jinja2.utils.markupsafe.Markup(
+        text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+        .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+    )
+
+
+def render_page(env: jinja2.Environment, name: str, translations: Translations, templates: Path, **context) -> str:
+    """Render template `name` in one language, turning template mistakes into file:line problems."""
+    env.install_gettext_translations(translations, newstyle=True)
+    try:
+        return env.get_template(name).render(**context)
+    except jinja2.TemplateSyntaxError as err:
+        path = Path(err.filename) if err.filename else templates / name
+        raise UserError(Problem(path, err.lineno, f"template syntax: {err.message}")) from None
+    except jinja2.TemplateNotFound as err:
+        raise UserError(Problem(templates / name, None, f"template not found: {err.name}")) from None
+    except (jinja2.UndefinedError, TypeError, KeyError, ValueError) as err:
+        path, line = templates / name, None
+        for frame in traceback.extract_tb(err.__traceback__):
+            if frame.filename.startswith(str(templates.resolve())) or frame.filename.startswith(str(templates)):
+                path, line = Path(frame.filename), frame.lineno
+        raise UserError(Problem(path, line, f"template error: {err}")) from None

@@ -1,0 +1,239 @@
+"""Scenarios: read and validate the TOML files under content/scenarios/, run the engine, shape traces as JSON.
+
+Trace JSON contract (version 1), embedded in each lesson page as
+`<script type="application/json" id="trace-data">`:
+
+    {
+      "version": 1,
+      "scenario": "river-bank",             # file stem
+      "title": "by the river bank",
+      "tokens": ["by", "the", "river", "bank"],
+      "tracked": 3,                          # index into tokens
+      "dimensions": ["geography", ...],      # keys; the page carries their translated labels
+      "default": {"depth": 3, "residual": true},
+      "max_depth": 6,
+      "runs": {                              # every run is MAX_DEPTH blocks deep; a shallower
+        "pre-on":  RUN,                      # depth is a prefix because all blocks share weights
+        "pre-off": RUN,
+        "post-on": RUN
+      }
+    }
+    RUN = {
+      "norm": "pre" | "post", "residual": true | false,
+      "x0": [T][D],
+      "steps": [ {"block": 1-based, "sublayer": "attention" | "ffn",
+                  "before": [T][D], "normed": [T][D], "delta": [T][D], "after": [T][D],
+                  "attention": [T][T] (attention steps only; row i = token i's weights)} ],
+      "blocks": {"cumulative": [depth][T],   # ‖stream − x₀‖ after each block (green bars)
+                 "output": [depth][T],       # ‖latest FFN output‖ after each block (red bars)
+                 "length": [depth][T]}       # ‖stream‖ after each block
+    }
+
+Every number is rounded to 4 decimals (−0 becomes 0); keys are sorted; the same
+scenario file always gives byte-identical JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from builder import engine
+from builder.errors import Problem, UserError
+
+JSON_DECIMALS = 4
+RUN_KEYS = {"pre-on": ("pre", True), "pre-off": ("pre", False), "post-on": ("post", True)}
+WEIGHT_SHAPES = {  # D = 4 model dimensions, H = FFN width (any, from w_1)
+    "w_q": ("D", "D"), "w_k": ("D", "D"), "w_v": ("D", "D"), "w_o": ("D", "D"),
+    "w_1": ("D", "H"), "b_1": ("H",), "w_2": ("H", "D"), "b_2": ("D",),
+}
+D = 4
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A validated scenario: the input tokens, the shared weights and the defaults."""
+
+    name: str
+    path: Path
+    title: str
+    tokens: list[str]
+    x0: np.ndarray  # (T, D)
+    tracked: int
+    dimensions: list[str]
+    depth: int
+    residual: bool
+    weights: engine.Weights
+
+    def run(self, norm_position: str, residual: bool) -> engine.Trace:
+        """Run the engine to the maximum depth; shallower depths are prefixes."""
+        return engine.run(self.x0, self.weights, engine.MAX_DEPTH, residual=residual, norm_position=norm_position)
+
+    def traces(self) -> dict[str, engine.Trace]:
+        """Return every run the pages need, keyed as in the JSON contract."""
+        return {key: self.run(norm, residual) for key, (norm, residual) in RUN_KEYS.items()}
+
+
+def line_of(text: str, key: str, section: str | None = None) -> int | None:
+    """Return the 1-based line where `key = ...` is set (inside `[section]` if given)."""
+    in_section = section is None
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if section is not None and re.fullmatch(r"\[\[?\s*[A-Za-z_][\w.\s]*\]\]?", stripped):  # a table header
+            in_section = stripped.strip("[] ") == section
+            continue
+        if in_section and re.match(rf"{re.escape(key)}\s*=", stripped):
+            return number
+    return None
+
+
+def load_scenario(path: Path) -> Scenario:
+    """Read one scenario file, raising a UserError naming the file, line and key on any mistake."""
+    try:
+        raw = path.read_bytes()
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = raw[: err.start].count(b"\n") + 1
+        raise UserError(Problem(path, line, "not valid UTF-8")) from None
+    except OSError as err:
+        raise UserError(Problem(path, None, f"cannot read: {err.strerror}")) from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        match = re.search(r"\(at line (\d+), column \d+\)", str(err))
+        message = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(err))
+        raise UserError(Problem(path, int(match.group(1)) if match else None, f"invalid TOML: {message}")) from None
+
+    def bad(key, message, section=None):
+        return UserError(Problem(path, line_of(text, key.split(".")[-1], section), f"{key}: {message}"))
+
+    def need(table, key, kind, prefix="", section=None):
+        if key not in table:
+            raise UserError(Problem(path, None, f"missing key {prefix + key!r}"))
+        value = table[key]
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise bad(prefix + key, f"expected {_kind_name(kind)}, got {value!r}", section)
+        return value
+
+    title = need(data, "title", str)
+    tracked_text = need(data, "tracked", str)
+    depth = need(data, "depth", int)
+    if not 1 <= depth <= engine.MAX_DEPTH:
+        raise bad("depth", f"must be 1 to {engine.MAX_DEPTH}, got {depth!r}")
+    residual = need(data, "residual", bool)
+    dimensions = need(data, "dimensions", list)
+    if len(dimensions) != D or not all(isinstance(d, str) and re.fullmatch(r"[a-z][a-z0-9_]*", d) for d in dimensions):
+        raise bad("dimensions", f"expected {D} lowercase keys, got {dimensions!r}")
+
+    tokens_table = need(data, "tokens", list)
+    if not tokens_table or not all(isinstance(t, dict) for t in tokens_table):
+        raise bad("tokens", "expected one or more [[tokens]] tables")
+    tokens, vectors = [], []
+    for i, tok in enumerate(tokens_table):
+        where = f"tokens[{i}]."
+        tokens.append(need(tok, "text", str, where))
+        vectors.append(_matrix(tok.get("vector"), (D,), f"{where}vector", bad, "tokens"))
+    if tracked_text not in tokens:
+        raise bad("tracked", f"{tracked_text!r} is not one of the tokens {tokens!r}")
+
+    weights_table = need(data, "weights", dict)
+    hidden = None
+    arrays = {}
+    for key, dims in WEIGHT_SHAPES.items():
+        if key not in weights_table:
+            raise UserError(Problem(path, None, f"missing key 'weights.{key}'"))
+        value = weights_table[key]
+        if key == "w_1" and isinstance(value, list) and value and isinstance(value[0], list):
+            hidden = len(value[0])
+        shape = tuple(D if d == "D" else (hidden or 0) for d in dims)
+        arrays[key] = _matrix(value, shape, f"weights.{key}", bad, "weights")
+    unknown = sorted(set(weights_table) - set(WEIGHT_SHAPES))
+    if unknown:
+        raise bad(f"weights.{unknown[0]}", "unknown weight (expected " + ", ".join(WEIGHT_SHAPES) + ")", "weights")
+
+    return Scenario(
+        name=path.stem, path=path, title=title, tokens=tokens, x0=np.array(vectors),
+        tracked=tokens.index(tracked_text), dimensions=dimensions, depth=depth,
+        residual=residual, weights=engine.Weights(**arrays),
+    )
+
+
+def _kind_name(kind) -> str:
+    return {str: "a string", int: "an integer", bool: "true or false", list: "an array", dict: "a table"}[kind]
+
+
+def _matrix(value, shape, key, bad, section):
+    """Check a nested list of finite numbers has `shape` and return it as an array."""
+    try:
+        arr = np.array(value, dtype=float)
+    except (TypeError, ValueError):
+        raise bad(key, f"expected shape {_shape_text(shape)} of numbers (rows of equal length)", section) from None
+    if arr.shape != shape or 0 in shape:
+        got = _shape_text(arr.shape) if value is not None else "nothing"
+        raise bad(key, f"expected shape {_shape_text(shape)}, got {got}", section)
+    if not np.isfinite(arr).all():
+        raise bad(key, "contains NaN or infinity", section)
+    return arr
+
+
+def _shape_text(shape) -> str:
+    return "(" + ", ".join(str(n) for n in shape) + ")"
+
+
+def load_scenarios(folder: Path) -> tuple[dict[str, Scenario], list[Problem]]:
+    """Load every scenario in `folder`, collecting all problems instead of stopping at the first."""
+    scenarios, problems = {}, []
+    for path in sorted(folder.glob("*.toml")):
+        try:
+            scenarios[path.stem] = load_scenario(path)
+        except UserError as err:
+            problems.extend(err.problems)
+    return scenarios, problems
+
+
+def _rounded(a) -> list:
+    """Round to JSON_DECIMALS and turn −0 into 0 so equal values serialise equally."""
+    return (np.round(np.asarray(a, dtype=float), JSON_DECIMALS) + 0.0).tolist()
+
+
+def trace_to_data(trace: engine.Trace) -> dict:
+    """Shape one trace as the RUN object of the JSON contract."""
+    steps = []
+    for s in trace.steps:
+        step = {"block": s.block, "sublayer": s.sublayer, "before": _rounded(s.before),
+                "normed": _rounded(s.normed), "delta": _rounded(s.delta), "after": _rounded(s.after)}
+        if s.attention is not None:
+            step["attention"] = _rounded(s.attention)
+        steps.append(step)
+    return {
+        "norm": trace.norm_position, "residual": trace.residual, "x0": _rounded(trace.x0), "steps": steps,
+        "blocks": {"cumulative": _rounded(trace.cumulative_correction()),
+                   "output": _rounded(trace.latest_output_size()),
+                   "length": _rounded(trace.stream_length())},
+    }
+
+
+def scenario_to_data(scenario: Scenario) -> dict:
+    """Shape a scenario and all its runs as the JSON contract."""
+    return {
+        "version": 1, "scenario": scenario.name, "title": scenario.title, "tokens": scenario.tokens,
+        "tracked": scenario.tracked, "dimensions": scenario.dimensions,
+        "default": {"depth": scenario.depth, "residual": scenario.residual},
+        "max_depth": engine.MAX_DEPTH,
+        "runs": {key: trace_to_data(trace) for key, trace in scenario.traces().items()},
+    }
+
+
+def to_json(data) -> str:
+    """Serialise stably: sorted keys, no spaces, no NaN."""
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def is_finite_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
