@@ -63,8 +63,10 @@ def _highlight(code: str, lang: str, attrs: str) -> str:
 
 
 def _math(content: str, options: dict) -> str:
-    display = "block" if options.get("display_mode") else "inline"
-    return latex_to_mathml(content, display=display)
+    if options.get("display_mode"):
+        # Wide formulas scroll sideways on phones; a scrollable region must be reachable by keyboard.
+        return f'<div class="math-scroll" tabindex="0">{latex_to_mathml(content, display="block")}</div>'
+    return latex_to_mathml(content, display="inline")
 
 
 def _trace_ref_rule(state, silent):

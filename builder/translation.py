@@ -20,7 +20,6 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from builder.catalogs import load_translations
 from builder.content import FENCE, Lesson, all_slugs, load_lessons
 from builder.errors import Problem, UserError
 from builder.i18n import CATALOG_NAME, TEMPLATE_NAME, catalog_counts, load_site_config, read_catalog
@@ -103,10 +102,15 @@ def write_record(lesson: Lesson, source: Lesson) -> None:
     lines = lesson.text.split("\n")
     end = next(i for i in range(1, len(lines)) if lines[i].strip() == FENCE)
     front = lines[1:end]
-    if any(line.strip() == "[translation]" for line in front):
-        start = next(i for i, line in enumerate(front) if line.strip() == "[translation]")
+    def is_record(line):
+        return re.match(r"\s*\[translation\]\s*(#.*)?$", line) is not None
+
+    if any(is_record(line) for line in front):
+        start = next(i for i, line in enumerate(front) if is_record(line))
         stop = next((i for i in range(start + 1, len(front)) if front[i].lstrip().startswith("[")), len(front))
         front = front[:start] + front[stop:]
+        while front and not front[-1].strip():
+            front.pop()
     while front and not front[-1].strip():
         front.pop()
     sections = ", ".join(f'"{key}" = "{value}"' for key, value in section_hashes(source).items())
@@ -170,6 +174,3 @@ def print_status(content: Path, as_json: bool = False, strict: bool = False) -> 
         return 1
     return 0
 
-
-def load_translations_for_status(content: Path):  # kept for symmetry with the build
-    return load_translations(content)

@@ -18,3 +18,65 @@ def content_copy(tmp_path) -> Path:
     dest = tmp_path / "content"
     shutil.copytree(CONTENT, dest)
     return dest
+
+
+def build_site(content: Path, out: Path, *extra: str) -> Path:
+    """Build `content` into `out` with the real templates, raising on failure."""
+    from builder.build import build
+
+    base_url = None
+    if extra and extra[0] == "--base-url":
+        base_url = extra[1]
+    build(content, out, ROOT / "templates", base_url=base_url, make_zip="--zip" in extra)
+    return out
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory) -> Path:
+    """The real content, built once for every test that only reads the output."""
+    return build_site(CONTENT, tmp_path_factory.mktemp("site") / "dist", "--zip")
+
+
+def parse(path: Path):
+    from selectolax.lexbor import LexborHTMLParser
+
+    return LexborHTMLParser(path.read_text(encoding="utf-8"))
+
+
+def html_pages(site: Path) -> list[Path]:
+    return sorted(site.rglob("*.html"))
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    from playwright.sync_api import sync_playwright
+
+    from browser import launch
+
+    with sync_playwright() as playwright:
+        browser = launch(playwright)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def open_page(chromium):
+    """Open a page with every non-file request aborted; fail the test on any error it logs."""
+    from browser import Recorder
+
+    contexts, recorders = [], []
+
+    def _open(url: str, allowed_prefix: str = "file://", **context_options):
+        context = chromium.new_context(**{"viewport": {"width": 1000, "height": 900}, **context_options})
+        contexts.append(context)
+        recorder = Recorder(allowed_prefix)
+        recorders.append(recorder)
+        page = recorder.attach(context.new_page())
+        page.goto(url)
+        return page
+
+    yield _open
+    for recorder in recorders:
+        recorder.assert_clean()
+    for context in contexts:
+        context.close()

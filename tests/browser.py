@@ -1,0 +1,61 @@
+"""Chromium through Playwright: launching it, and pages that record every error and request."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--log-level=3"]
+ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
+
+
+def chromium_executable() -> str | None:
+    """Return the system Chromium if there is one; None means Playwright's own download."""
+    for candidate in (os.environ.get("CHROMIUM"), "/usr/bin/chromium", shutil.which("chromium"), shutil.which("chromium-browser")):
+        if candidate and Path(candidate).exists():
+            return candidate
+    return None
+
+
+def launch(playwright):
+    """Launch Chromium, or skip (fail under CI=true) when none can start."""
+    try:
+        return playwright.chromium.launch(executable_path=chromium_executable(), args=CHROMIUM_ARGS)
+    except Exception as err:  # Playwright raises its own Error for a missing browser
+        message = f"no Chromium could start: {str(err).splitlines()[0]}"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(message + " (CI=true: a missing browser is a failure)")
+        pytest.skip(message)
+
+
+@dataclass
+class Recorder:
+    """Everything a page did that a reader should never see: errors, and requests off the site."""
+
+    allowed_prefix: str = "file://"
+    errors: list[str] = field(default_factory=list)
+    blocked: list[str] = field(default_factory=list)
+
+    def attach(self, page):
+        page.on("console", lambda m: self.errors.append(f"console {m.type}: {m.text}") if m.type in ("error", "warning") else None)
+        page.on("pageerror", lambda e: self.errors.append(f"page error: {e}"))
+        page.on("requestfailed", lambda r: self.errors.append(f"failed request: {r.url} {r.failure}"))
+        page.route("**/*", self._route)
+        return page
+
+    def _route(self, route):
+        url = route.request.url
+        if url.startswith(self.allowed_prefix) or url.startswith("data:"):
+            route.continue_()
+        else:
+            self.blocked.append(url)
+            route.abort()
+
+    def assert_clean(self):
+        assert self.blocked == [], f"requests off the site: {self.blocked}"
+        assert self.errors == [], "\n".join(self.errors)

@@ -1,0 +1,228 @@
+"""The interactive lesson page in a real Chromium, offline over file://, in both languages."""
+
+from __future__ import annotations
+
+import json
+import threading
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from browser import ARTIFACTS
+
+pytestmark = pytest.mark.browser
+LANGS = ["zh", "ja"]
+
+PLOTTED = """() => document.getElementById('figure-chart').data.map(t => ({
+  meta: t.meta, x: Array.from(t.x), y: Array.from(t.y), base: t.base ? Array.from(t.base) : null,
+  color: t.marker && t.marker.color, pattern: t.marker && t.marker.pattern && t.marker.pattern.shape }))"""
+
+
+def lesson_url(site, lang, slug="transformer-block", fragment=""):
+    return (site / lang / f"{slug}.html").as_uri() + fragment
+
+
+def ready(page):
+    page.wait_for_selector("[data-figure][data-ready]")
+    return page
+
+
+def trace_data(page):
+    return json.loads(page.locator("#figure-data").text_content())["trace"]
+
+
+def plotted(page, meta_prefix):
+    return [t for t in page.evaluate(PLOTTED) if str(t["meta"]).startswith(meta_prefix)][0]
+
+
+def css_var(page, name):
+    return page.evaluate(f"() => getComputedStyle(document.documentElement).getPropertyValue('{name}').trim()")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_default_state_runs_the_ribbon_through_three_blocks(site, open_page, lang):
+    page = ready(open_page(lesson_url(site, lang)))
+    data, t = trace_data(page), trace_data(page)["tracked"]
+    ribbon, bars = plotted(page, "ribbon"), plotted(page, "bars")
+    assert ribbon["x"] == [-0.5, 3.5]
+    assert bars["meta"] == "bars-on" and bars["x"] == [1, 2, 3]
+    assert bars["y"] == [data["runs"]["pre-on"]["blocks"]["cumulative"][b][t] for b in range(3)]
+    assert page.locator("#residual-toggle").get_attribute("aria-pressed") == "true"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_residual_off_cuts_the_ribbon_and_turns_the_bars_red(site, open_page, lang):
+    page = ready(open_page(lesson_url(site, lang)))
+    page.locator("#residual-toggle").click()
+    data, t = trace_data(page), trace_data(page)["tracked"]
+    ribbon, bars = plotted(page, "ribbon"), plotted(page, "bars")
+    assert ribbon["x"] == [-0.5, 0.5]
+    assert bars["meta"] == "bars-off"
+    assert bars["color"] == css_var(page, "--bar-off") and bars["pattern"] == "/"
+    assert bars["y"] == [data["runs"]["pre-off"]["blocks"]["output"][b][t] for b in range(3)]
+    assert page.locator("#residual-toggle").get_attribute("aria-pressed") == "false"
+    assert "residual=off" in page.url
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_depth_control_shows_six_blocks_or_one(site, open_page, lang):
+    page = ready(open_page(lesson_url(site, lang)))
+    slider = page.locator("#depth-input")
+    slider.focus()
+    page.keyboard.press("End")
+    assert plotted(page, "bars")["x"] == [1, 2, 3, 4, 5, 6]
+    assert page.locator("#twin-body tr").count() == 7
+    page.keyboard.press("Home")
+    assert plotted(page, "bars")["x"] == [1]
+    assert page.locator("#depth-output").text_content() == "1"
+
+
+def test_keyboard_alone_steps_forward_and_back(site, open_page):
+    page = ready(open_page(lesson_url(site, "zh")))
+    data, t = trace_data(page), trace_data(page)["tracked"]
+    page.locator("#step-next").focus()
+    page.keyboard.press("Enter")
+    assert "2" in page.locator("#step-counter").text_content()
+    items = page.locator("#walkthrough-steps > ol > li")
+    assert "current" in items.nth(1).get_attribute("class")
+    weights = page.locator("#walk-readout .attention-weights td").all_text_contents()
+    assert [float(w.replace("\u2212", "-")) for w in weights] == pytest.approx(
+        data["runs"]["pre-on"]["steps"][0]["attention"][t], abs=0.006)
+    shapes = page.evaluate("() => document.getElementById('figure-chart').layout.shapes.map(s => [s.x0, s.x1])")
+    assert shapes == [[pytest.approx(0.55), pytest.approx(1.45)]]
+    page.keyboard.press("Tab")  # on to "next" is skipped back: shift+tab reaches "previous"
+    page.keyboard.press("Shift+Tab")
+    page.keyboard.press("Shift+Tab")
+    assert page.evaluate("document.activeElement.id") == "step-prev"
+    page.keyboard.press("Space")
+    assert "1" in page.locator("#step-counter").text_content()
+    assert "current" in items.nth(0).get_attribute("class")
+    assert page.evaluate("document.getElementById('figure-chart').layout.shapes[0].x0") == pytest.approx(-0.45)
+
+
+def test_residual_toggle_works_from_the_keyboard(site, open_page):
+    page = ready(open_page(lesson_url(site, "ja")))
+    page.locator("#residual-toggle").focus()
+    page.keyboard.press("Space")
+    assert page.locator("#residual-toggle").get_attribute("aria-pressed") == "false"
+    assert page.locator("#figure-status").text_content().strip() != ""
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_url_fragment_restores_the_state_and_the_switcher_carries_it(site, open_page, lang):
+    fragment = "#depth=6&residual=off&step=4"
+    page = ready(open_page(lesson_url(site, lang, fragment=fragment)))
+    assert page.locator("#residual-toggle").get_attribute("aria-pressed") == "false"
+    assert page.locator("#depth-input").input_value() == "6"
+    assert "4" in page.locator("#step-counter").text_content()
+    assert plotted(page, "bars")["x"] == [1, 2, 3, 4, 5, 6]
+    other = page.locator(".language-switcher a").get_attribute("href")
+    assert other.endswith("transformer-block.html" + fragment)
+    page.locator(".language-switcher a").click()
+    ready(page)
+    assert page.locator("#residual-toggle").get_attribute("aria-pressed") == "false"
+    assert page.locator("html").get_attribute("lang") != {"zh": "zh-Hans", "ja": "ja"}[lang]
+
+
+def test_back_button_restores_the_previous_state(site, open_page):
+    page = ready(open_page(lesson_url(site, "zh")))
+    page.locator("#residual-toggle").click()
+    assert plotted(page, "bars")["meta"] == "bars-off"
+    page.go_back()
+    page.wait_for_function("() => document.getElementById('residual-toggle').getAttribute('aria-pressed') === 'true'")
+    assert plotted(page, "bars")["meta"] == "bars-on"
+
+
+def test_text_twin_stays_in_sync_with_the_chart(site, open_page):
+    page = ready(open_page(lesson_url(site, "zh", fragment="#depth=5&residual=off&step=1")))
+    data, t = trace_data(page), trace_data(page)["tracked"]
+    rows = page.locator("#twin-body tr")
+    assert rows.count() == 6
+    last = [float(c.replace("\u2212", "-")) for c in rows.nth(5).locator("td").all_text_contents()]
+    assert last[-1] == pytest.approx(data["runs"]["pre-off"]["blocks"]["output"][4][t], abs=0.006)
+    page.locator("#twin-toggle").click()
+    assert page.locator("#twin-toggle").get_attribute("aria-expanded") == "true"
+    assert page.locator("#twin-table").bounding_box()["height"] > 100
+
+
+def test_without_javascript_the_text_and_default_table_remain(site, open_page):
+    page = open_page(lesson_url(site, "ja"), java_script_enabled=False)
+    assert page.locator("#twin-body tr").count() == 4
+    assert page.locator("#twin-table").is_visible()
+    assert not page.locator("#residual-toggle").is_visible()
+    assert page.locator("#walkthrough-steps li").count() == 6
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_norm_compare_figure_plots_the_trace(site, open_page, lang):
+    page = ready(open_page(lesson_url(site, lang, "ffn-residual")))
+    data, t = trace_data(page), trace_data(page)["tracked"]
+    pre, post = plotted(page, "pre-on"), plotted(page, "post-on")
+    assert pre["y"] == [data["runs"]["pre-on"]["blocks"]["length"][b][t] for b in range(6)]
+    assert post["y"] == [data["runs"]["post-on"]["blocks"]["length"][b][t] for b in range(6)]
+
+
+def test_no_mode_bar_and_no_cloud_buttons(site, open_page):
+    page = ready(open_page(lesson_url(site, "zh")))
+    assert page.locator(".modebar").count() == 0
+    assert page.locator("text=Edit in Chart Studio").count() == 0
+
+
+def test_entry_page_goes_to_the_readers_language(site, open_page):
+    page = open_page((site / "index.html").as_uri(), locale="ja-JP")
+    page.wait_for_url("**/ja/index.html")
+    assert page.locator("html").get_attribute("lang") == "ja"
+
+
+def test_site_works_under_a_sub_path(site, open_page):
+    handler = partial(SimpleHTTPRequestHandler, directory=str(site.parent))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    handler.log_message = lambda *a: None
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}/{site.name}/"
+    try:
+        for path in ("zh/transformer-block.html", "ja/ffn-residual.html"):
+            page = ready(open_page(base + path, allowed_prefix=base))
+            assert plotted(page, "")["y"]
+            page.locator('a[rel="next"], a[rel="prev"]').first.click()
+            page.wait_for_load_state()
+            assert page.url.startswith(base)
+    finally:
+        server.shutdown()
+
+
+AXE_STATES = [("zh", "transformer-block", ""), ("ja", "transformer-block", ""),
+              ("zh", "transformer-block", "#depth=6&residual=off&step=2"), ("ja", "transformer-block", "#depth=6&residual=off&step=2"),
+              ("zh", "ffn-residual", ""), ("ja", "ffn-residual", "")]
+
+
+@pytest.mark.parametrize("lang,slug,fragment", AXE_STATES)
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_axe_finds_no_violations(site, open_page, lang, slug, fragment, scheme):
+    from axe_playwright_python.sync_playwright import Axe
+
+    page = ready(open_page(lesson_url(site, lang, slug, fragment), color_scheme=scheme))
+    results = Axe().run(page, options={"preload": False, "resultTypes": ["violations"]})
+    assert results.violations_count == 0, results.generate_report()
+
+
+@pytest.mark.parametrize("page_path", ["index.html", "zh/index.html", "ja/index.html", "404.html"])
+def test_axe_finds_no_violations_on_other_pages(site, open_page, page_path):
+    from axe_playwright_python.sync_playwright import Axe
+
+    page = open_page((site / page_path).as_uri() + "?choose")
+    results = Axe().run(page, options={"preload": False, "resultTypes": ["violations"]})
+    assert results.violations_count == 0, results.generate_report()
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("residual", ["on", "off"])
+def test_screenshots_are_saved_as_artefacts(site, open_page, lang, residual):
+    ARTIFACTS.mkdir(exist_ok=True)
+    for width, name in ((1000, "desktop"), (390, "phone")):
+        page = ready(open_page(lesson_url(site, lang, fragment=f"#depth=6&residual={residual}&step=6"),
+                               viewport={"width": width, "height": 900}))
+        path = ARTIFACTS / f"{lang}-transformer-block-residual-{residual}-{name}.png"
+        page.locator("#depth-map").screenshot(path=str(path))
+        assert path.stat().st_size > 10_000

@@ -1,0 +1,207 @@
+"""The built site: layout, languages, links that work from file:// and under a sub-path."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+
+from conftest import CONTENT, ROOT, build_site, html_pages, parse
+
+LANGS = {"zh": "zh-Hans", "ja": "ja"}
+SLUGS = ["transformer-block", "ffn-residual"]
+
+
+def tree_digest(folder: Path) -> dict[str, str]:
+    return {p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_every_page_of_the_layout_exists(site):
+    expected = ["index.html", "404.html", ".nojekyll", "assets/site.css", "assets/lesson.js", "assets/plotly.min.js",
+                "offline.zip"]
+    expected += [f"{lang}/index.html" for lang in LANGS] + [f"{lang}/{slug}.html" for lang in LANGS for slug in SLUGS]
+    for rel in expected:
+        assert (site / rel).is_file(), rel
+
+
+def test_plotly_is_the_installed_packages_copy(site):
+    import plotly
+
+    original = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+    assert (site / "assets/plotly.min.js").read_bytes() == original.read_bytes()
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("slug", SLUGS)
+def test_lesson_page_has_lang_switcher_alternates_and_trace(site, lang, slug):
+    tree = parse(site / lang / f"{slug}.html")
+    assert tree.css_first("html").attributes["lang"] == LANGS[lang]
+    switch = {a.attributes["hreflang"]: a.attributes["href"] for a in tree.css(".language-switcher a")}
+    other = "ja" if lang == "zh" else "zh"
+    assert switch == {LANGS[other]: f"../{other}/{slug}.html"}
+    alternates = {l.attributes["hreflang"]: l.attributes["href"] for l in tree.css('link[rel="alternate"]')}
+    assert alternates == {"zh-Hans": f"../zh/{slug}.html", "ja": f"../ja/{slug}.html", "x-default": f"../zh/{slug}.html"}
+    data = json.loads(tree.css_first("#figure-data").text())
+    assert data["trace"]["tokens"] == ["by", "the", "river", "bank"]
+
+
+def test_lesson_lists_are_in_lesson_order(site):
+    for lang in LANGS:
+        hrefs = [a.attributes["href"] for a in parse(site / lang / "index.html").css(".lesson-list > li > a")]
+        assert hrefs == [f"{slug}.html" for slug in SLUGS]
+
+
+def test_previous_and_next_link_lessons_of_the_same_language(site):
+    first = parse(site / "zh/transformer-block.html")
+    assert first.css_first('a[rel="next"]').attributes["href"] == "ffn-residual.html"
+    assert first.css_first('a[rel="prev"]') is None
+    second = parse(site / "ja/ffn-residual.html")
+    assert second.css_first('a[rel="prev"]').attributes["href"] == "transformer-block.html"
+
+
+def test_entry_page_names_each_language_in_its_own_script(site):
+    tree = parse(site / "index.html")
+    names = {a.attributes["data-lang"]: a.css_first(".choice-name").text() for a in tree.css(".language-choices a")}
+    assert names == {"zh": "中文 (简体)", "ja": "日本語"}
+    assert [a.attributes["href"] for a in tree.css(".language-choices a")] == ["zh/index.html", "ja/index.html"]
+
+
+def test_heading_anchors_are_the_same_in_every_language(site):
+    for slug in SLUGS:
+        ids = [[h.attributes.get("id") for h in parse(site / lang / f"{slug}.html").css("article h2, article h3")]
+               for lang in LANGS]
+        assert ids[0] == ids[1] and all(ids[0])
+
+
+def _targets(site: Path):
+    for page in html_pages(site):
+        tree = parse(page)
+        for node in tree.css("[href], [src]"):
+            for attr in ("href", "src"):
+                value = node.attributes.get(attr)
+                if value is not None:
+                    yield page, node.tag, attr, value
+
+
+def test_no_link_is_root_absolute_or_off_site(site):
+    for page, tag, attr, value in _targets(site):
+        assert not value.startswith("/"), f"{page}: {tag} {attr}={value}"
+        assert not re.match(r"^[a-z]+:", value) or value.startswith("data:"), f"{page}: {tag} {attr}={value}"
+
+
+def test_every_internal_link_and_fragment_resolves_to_a_file_and_id(site):
+    ids: dict[Path, set[str]] = {}
+    checked = 0
+    for page, tag, attr, value in _targets(site):
+        if value.startswith("data:"):
+            continue
+        parts = urlsplit(value)
+        target = (page.parent / unquote(parts.path)).resolve() if parts.path else page
+        assert target.is_file(), f"{page.relative_to(site)}: {value} names no file"
+        assert not parts.path.endswith("/"), f"{page}: {value} names a folder"
+        if parts.fragment and target.suffix == ".html" and "=" not in parts.fragment:
+            if target not in ids:
+                ids[target] = {n.attributes["id"] for n in parse(target).css("[id]")}
+            assert parts.fragment in ids[target], f"{page.relative_to(site)}: #{parts.fragment} missing in {target.name}"
+        checked += 1
+    assert checked > 50
+
+
+def test_pages_load_nothing_from_the_network(site):
+    for page in html_pages(site):
+        text = page.read_text(encoding="utf-8")
+        assert not re.search(r"""(src|href)=["'](https?:)?//""", text), page
+        assert "fetch(" not in text
+    for script in (site / "assets").glob("*.js"):
+        if script.name != "plotly.min.js":
+            assert "fetch(" not in script.read_text() and "XMLHttpRequest" not in script.read_text()
+
+
+def test_failed_build_leaves_existing_dist_unchanged(tmp_path, content_copy):
+    out = build_site(content_copy, tmp_path / "dist")
+    before = tree_digest(out)
+    (content_copy / "ja" / "transformer-block.md").write_text("+++\ntitle = \n+++\n", encoding="utf-8")
+    result = subprocess.run([sys.executable, "-m", "builder", "build", "--content", str(content_copy), "--out", str(out)],
+                            cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert tree_digest(out) == before
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".dist")] == []
+
+
+def test_build_refuses_to_replace_a_folder_it_did_not_make(tmp_path):
+    out = tmp_path / "precious"
+    out.mkdir()
+    (out / "notes.txt").write_text("keep me")
+    result = subprocess.run([sys.executable, "-m", "builder", "build", "--out", str(out)], cwd=ROOT,
+                            capture_output=True, text=True)
+    assert result.returncode == 1 and "refusing" in result.stderr
+    assert (out / "notes.txt").read_text() == "keep me"
+
+
+def test_embedded_json_cannot_close_its_script(tmp_path, content_copy):
+    scenario = content_copy / "scenarios" / "river-bank.toml"
+    evil = "</script><script>alert(1)</script>"
+    scenario.write_text(scenario.read_text(encoding="utf-8").replace('title = "by the river bank"', f'title = "{evil}"'),
+                        encoding="utf-8")
+    out = build_site(content_copy, tmp_path / "dist")
+    html = (out / "zh" / "transformer-block.html").read_text(encoding="utf-8")
+    assert evil not in html
+    tree = parse(out / "zh" / "transformer-block.html")
+    assert json.loads(tree.css_first("#figure-data").text())["trace"]["title"] == evil
+    assert all("alert" not in s.text() for s in tree.css("script:not([type])"))
+
+
+def test_third_language_needs_no_code_change(tmp_path, content_copy):
+    (content_copy / "site.toml").write_text((content_copy / "site.toml").read_text(encoding="utf-8")
+                                            + '\n[[languages]]\ncode = "ko"\nlocale = "ko"\nhtml_lang = "ko"\n', encoding="utf-8")
+    (content_copy / "ko").mkdir()
+    shutil.copy(content_copy / "ja" / "messages.po", content_copy / "ko" / "messages.po")
+    text = (content_copy / "ja" / "transformer-block.md").read_text(encoding="utf-8")
+    (content_copy / "ko" / "transformer-block.md").write_text(text.replace('title = "Transformer ブロック"', 'title = "트랜스포머 블록"'),
+                                                              encoding="utf-8")
+    out = build_site(content_copy, tmp_path / "dist")
+    tree = parse(out / "ko" / "transformer-block.html")
+    assert tree.css_first("html").attributes["lang"] == "ko"
+    assert "한국어" in parse(out / "index.html").text()
+    # ffn-residual is not in Korean yet: listed with a notice, shown with the source's lang, no hreflang.
+    stub = parse(out / "ko" / "ffn-residual.html")
+    assert stub.css_first("article").attributes["lang"] == "zh-Hans"
+    assert stub.css_first(".notice") is not None
+    assert "ko" not in {l.attributes["hreflang"] for l in parse(out / "zh" / "ffn-residual.html").css('link[rel="alternate"]')}
+
+
+def test_sitemap_lists_alternates_only_with_base_url(tmp_path, site):
+    assert not (site / "sitemap.xml").exists()
+    out = build_site(CONTENT, tmp_path / "dist", "--base-url", "https://example.org/lessons/")
+    sitemap = (out / "sitemap.xml").read_text(encoding="utf-8")
+    assert "<loc>https://example.org/lessons/zh/transformer-block.html</loc>" in sitemap
+    assert 'hreflang="ja" href="https://example.org/lessons/ja/transformer-block.html"' in sitemap
+    page = parse(out / "zh" / "transformer-block.html")
+    assert page.css_first('link[rel="canonical"]').attributes["href"] == "https://example.org/lessons/zh/transformer-block.html"
+
+
+def test_two_builds_are_byte_identical(tmp_path, site):
+    again = build_site(CONTENT, tmp_path / "dist", "--zip")
+    assert tree_digest(again) == tree_digest(site)
+
+
+def test_offline_zip_holds_the_whole_site(site):
+    with zipfile.ZipFile(site / "offline.zip") as archive:
+        names = set(archive.namelist())
+    assert {"site/index.html", "site/zh/transformer-block.html", "site/assets/plotly.min.js"} <= names
+
+
+def test_build_prints_a_summary(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "builder", "build", "--out", str(tmp_path / "d")], cwd=ROOT,
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert re.search(r"built 6 pages \(zh 3, ja 3\) into .* in [\d.]+ s, 0 warnings", result.stdout)
