@@ -11,6 +11,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from babel.support import NullTranslations
+
 from builder import checks, site
 from builder.catalogs import load_translations
 from builder.content import load_lessons
@@ -52,44 +54,44 @@ class Summary:
                 f", {len(self.warnings)} warning{'s' if len(self.warnings) != 1 else ''}")
 
 
-def gather(content: Path, templates: Path) -> Inputs:
-    """Load and validate every input, raising one UserError that lists every problem found."""
+def gather(content: Path, templates: Path) -> tuple[Inputs, list[Problem]]:
+    """Load and validate every input, returning what loaded and every problem found on the way."""
     problems: list[Problem] = []
-    config = load_site_config(content)
+    config = load_site_config(content)  # without the languages nothing else can be checked
     scenarios, found = load_scenarios(content / "scenarios")
     problems += found
     lessons, found = load_lessons(content, config, set(scenarios))
     problems += found
     translations, found = load_translations(content, config)
     problems += found
+    for lang in config.languages:  # keep rendering with untranslated strings so later checks still run
+        translations.setdefault(lang.code, NullTranslations())
     env = make_environment(templates)
     inputs = Inputs(content, templates, config, scenarios, lessons, translations, env, LessonRenderer())
     problems += checks.check_parity(lessons, config.source_language)
-    if problems:
-        raise UserError(problems)
-    return inputs
+    return inputs, problems
 
 
-def render_all(inputs: Inputs, base_url: str | None = None) -> dict[str, bytes]:
-    """Render every output file in memory: {relative path: bytes}."""
-    files, problems = site.render_site(inputs, base_url)
+def render_checked(content: Path, templates: Path, base_url: str | None = None) -> tuple[Inputs, dict[str, bytes]]:
+    """Gather, check and render everything in memory; raise one UserError listing every problem."""
+    inputs, problems = gather(content, templates)
+    files, found = site.render_site(inputs, base_url)
+    problems += found
     if problems:
-        raise UserError(problems)
-    return files
+        raise UserError(list(dict.fromkeys(problems)))  # each problem once, in the order found
+    return inputs, files
 
 
 def check(content: Path, templates: Path) -> list[Problem]:
     """Run every check a build runs, writing nothing; return the warnings."""
-    inputs = gather(content, templates)
-    render_all(inputs)
+    inputs, _ = render_checked(content, templates)
     return inputs.warnings
 
 
 def build(content: Path, out: Path, templates: Path, base_url: str | None = None, make_zip: bool = False) -> Summary:
     """Check everything, render the site in memory, then swap it into `out` in one step."""
     started = time.perf_counter()
-    inputs = gather(content, templates)
-    files = render_all(inputs, base_url)
+    inputs, files = render_checked(content, templates, base_url)
     if make_zip:
         files["offline.zip"] = site.zip_site(files)
     write_atomically(out, files)

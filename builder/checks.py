@@ -15,6 +15,7 @@ def outline(lesson: Lesson) -> dict:
     """Return what must match across languages: sections, walkthrough steps, figures used."""
     tokens = _md.parse(lesson.body, {})
     sections, refs, steps, interactive = [], Counter(), 0, False
+    ref_lines: dict[str, int] = {}
     depth, in_walk = 0, False
     for i, token in enumerate(tokens):
         line = lesson.body_line + token.map[0] if token.map else lesson.body_line
@@ -36,8 +37,10 @@ def outline(lesson: Lesson) -> dict:
         elif token.type == "inline":
             for child in token.children or []:
                 if child.type == "trace_ref":
-                    refs[" ".join(child.content.split())] += 1
-    return {"sections": sections, "refs": refs, "steps": steps, "interactive": interactive}
+                    ref = " ".join(child.content.split())
+                    refs[ref] += 1
+                    ref_lines.setdefault(ref, line + (child.meta or {}).get("offset", 0))
+    return {"sections": sections, "refs": refs, "ref_lines": ref_lines, "steps": steps, "interactive": interactive}
 
 
 def check_parity(lessons: dict[str, dict[str, Lesson]], source_language: str) -> list[Problem]:
@@ -86,5 +89,6 @@ def compare(source: Lesson, other: Lesson) -> list[Problem]:
             "missing " + ", ".join("{{" + r + "}}" for r in missing) if missing else "",
             "extra " + ", ".join("{{" + r + "}}" for r in extra) if extra else "",
         ]))
-        problems.append(Problem(other.path, other.body_line, f"figures differ from {source.path}: {detail}"))
+        line = b["ref_lines"].get(extra[0], other.body_line) if extra else other.body_line
+        problems.append(Problem(other.path, line, f"figures differ from {source.path}: {detail}"))
     return problems

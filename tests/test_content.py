@@ -1,0 +1,186 @@
+"""The lessons: every section of the seeds, figures from the trace, code, math, and zh/ja parity."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT, parse
+
+TRANSFORMER_SECTIONS = ["two-updates", "unrolled-sum", "walkthrough", "residual-off", "why-residuals", "norm-vs-skip",
+                        "edge-cases", "mistakes", "scope"]
+FFN_SECTIONS = ["position-wise-ffn", "why-expand", "per-position", "residual", "why-residual", "layernorm",
+                "layernorm-vs-batchnorm", "pre-vs-post", "assemble", "division-of-labour", "summary", "next"]
+
+# The seeds' figures, as the lesson prints them (one decimal, U+2212 minus).
+SEED_FIGURES = {
+    "on:b0": "[0.3, 0.3, 0.0, 1.0]",
+    "on:b1.attention": "[0.7, \u22120.3, \u22120.2, 0.0]",
+    "on:b1.attention.after": "[1.0, 0.0, \u22120.2, 1.0]",
+    "on:b1.attention top": "river",
+    "on:b1.ffn": "[0.3, \u22120.1, \u22120.2, 0.2]",
+    "on:b1": "[1.3, \u22120.1, \u22120.4, 1.2]",
+    "on:b2": "[2.3, \u22120.6, \u22120.6, 1.4]",
+    "on:b3": "[3.4, \u22121.2, \u22120.8, 1.5]",
+    "on:b0-3 geography": "0.3 \u2192 1.3 \u2192 2.3 \u2192 3.4",
+    "off:b6 length": "0.4",
+}
+
+
+def run_cli(*args):
+    return subprocess.run([sys.executable, "-m", "builder", *args], cwd=ROOT, capture_output=True, text=True)
+
+
+def section_ids(tree):
+    return [h.attributes["id"] for h in tree.css("article > h2[id], article > h3[id]")]
+
+
+@pytest.mark.parametrize("lang", ["zh", "ja"])
+def test_transformer_block_has_every_section_of_the_seeds(site, lang):
+    assert section_ids(parse(site / lang / "transformer-block.html")) == TRANSFORMER_SECTIONS
+
+
+@pytest.mark.parametrize("lang", ["zh", "ja"])
+def test_ffn_residual_has_every_section_of_the_seed(site, lang):
+    assert section_ids(parse(site / lang / "ffn-residual.html")) == FFN_SECTIONS
+
+
+@pytest.mark.parametrize("lang", ["zh", "ja"])
+def test_lesson_figures_are_the_seeds_figures(site, lang):
+    tree = parse(site / lang / "transformer-block.html")
+    printed = {node.attributes["data-ref"]: node.text() for node in tree.css(".trace-value")}
+    for ref, figure in SEED_FIGURES.items():
+        assert printed[ref] == figure, ref
+
+
+@pytest.mark.parametrize("lang", ["zh", "ja"])
+def test_walkthrough_has_the_six_steps(site, lang):
+    tree = parse(site / lang / "transformer-block.html")
+    assert len(tree.css("#walkthrough-steps > ol > li")) == 6
+
+
+@pytest.mark.parametrize("lang", ["zh", "ja"])
+def test_dimension_labels_are_said_to_be_this_examples_only(site, lang):
+    assert {"zh": "只是本例的标签", "ja": "この教材のための名前"}[lang] in parse(site / lang / "transformer-block.html").text()
+
+
+@pytest.mark.parametrize("lang", ["zh", "ja"])
+def test_code_listings_are_highlighted_at_build_time(site, lang):
+    tree = parse(site / lang / "ffn-residual.html")
+    listings = [pre for pre in tree.css("pre.highlight") if pre.attributes.get("data-lang") == "python"]
+    assert len(listings) == 2
+    assert all(pre.css("span.k, span.kn, span.nc") for pre in listings)
+    assert "class FeedForward" in listings[0].text() and "class TransformerBlock" in listings[1].text()
+    assert "PyTorch" in tree.text()
+
+
+@pytest.mark.parametrize("lang", ["zh", "ja"])
+def test_formulas_are_mathml_and_no_dollar_is_left(site, lang):
+    for slug in ("transformer-block", "ffn-residual"):
+        tree = parse(site / lang / f"{slug}.html")
+        assert tree.css("math")
+        assert "$" not in tree.css_first("article").text()
+    ffn = parse(site / lang / "ffn-residual.html")
+    assert any("LayerNorm" in m.text() for m in ffn.css('math[display="block"]'))
+
+
+@pytest.mark.parametrize("lang", ["zh", "ja"])
+def test_diagrams_are_captioned_figures(site, lang):
+    figures = parse(site / lang / "ffn-residual.html").css("figure.diagram")
+    assert len(figures) == 4
+    assert all(f.css_first("figcaption").text().strip() and f.css_first("pre") for f in figures)
+
+
+@pytest.mark.parametrize("lang", ["zh", "ja"])
+def test_missing_seed_pages_are_replaced_by_links_to_our_lessons(site, lang):
+    hrefs = {a.attributes["href"] for a in parse(site / lang / "ffn-residual.html").css("article a")}
+    assert "transformer-block.html" in hrefs
+
+
+def break_and_check(content, lang, slug, old, new):
+    path = content / lang / f"{slug}.md"
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    result = run_cli("check", "--content", str(content))
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    return path, result.stderr.splitlines(), text.replace(old, new, 1).splitlines()
+
+
+def line_of(lines, needle):
+    return next(i for i, line in enumerate(lines, 1) if needle in line)
+
+
+def test_a_figure_typed_into_the_text_fails_with_file_and_line(content_copy):
+    path, errors, lines = break_and_check(content_copy, "zh", "transformer-block", "长度约为 {{off:b6 length}}。", "长度约为 0.4。")
+    line = line_of(lines, "长度约为 0.4。")
+    assert any(e.startswith(f"{path}:{line}: figure '0.4' typed into the text") for e in errors), errors
+
+
+def test_a_bad_trace_reference_fails_with_file_and_line(content_copy):
+    path, errors, lines = break_and_check(content_copy, "ja", "transformer-block", "{{on:b2}}", "{{on:b9}}")
+    line = line_of(lines, "{{on:b9}}")
+    assert any(e.startswith(f"{path}:{line}:") and "out of range" in e for e in errors), errors
+    assert any(e.startswith(f"{path}:{line}: figures differ") and "extra {{on:b9}}" in e for e in errors), errors
+
+
+def test_unterminated_math_fails_with_file_and_line(content_copy):
+    broken = "$\\mu 和"
+    path, errors, lines = break_and_check(content_copy, "zh", "ffn-residual", "$\\mu$ 和", broken)
+    line = line_of(lines, broken)
+    assert any(e.startswith(f"{path}:{line}: unterminated math") for e in errors), errors
+
+
+def test_parity_reports_a_missing_section(content_copy):
+    path, errors, lines = break_and_check(content_copy, "ja", "transformer-block", "## よくある間違い {#mistakes}", "## よくある間違い {#errors}")
+    assert any(e.startswith(f"{path}:{line_of(lines, '{#errors}')}: section 8 is h2 #errors") for e in errors), errors
+
+
+def test_parity_reports_a_different_figure(content_copy):
+    path, errors, _ = break_and_check(content_copy, "ja", "transformer-block", "約 {{on:b3}}", "約 {{on:b2}}")
+    assert any(e.startswith(f"{path}:") and "figures differ" in e and "missing {{on:b3}}" in e for e in errors), errors
+
+
+def test_parity_reports_a_missing_walkthrough_step(content_copy):
+    old = "3. **ブロック 1 の FFN**"
+    path = content_copy / "ja" / "transformer-block.md"
+    text = path.read_text(encoding="utf-8")
+    start = text.index(old)
+    end = text.index("4. **ブロック 2**")
+    path.write_text(text[:start] + text[end:], encoding="utf-8")
+    errors = run_cli("check", "--content", str(content_copy)).stderr
+    assert "5 walkthrough steps but" in errors
+    assert "the walkthrough list has 5 steps but the front matter names 6" in errors
+
+
+def test_heading_without_stable_id_fails(content_copy):
+    path, errors, lines = break_and_check(content_copy, "zh", "transformer-block", "## 边界情况 {#edge-cases}", "## 边界情况")
+    assert any(e.startswith(f"{path}:{line_of(lines, '## 边界情况')}: heading") and "stable id" in e for e in errors), errors
+
+
+def test_raw_html_in_lessons_is_shown_as_text(tmp_path, content_copy):
+    from conftest import build_site
+
+    path = content_copy / "zh" / "transformer-block.md"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("## 常见误区 {#mistakes}", '<script>alert(1)</script> <img src=x onerror="alert(2)">\n'
+                                 '[click](javascript:alert(3))\n\n## 常见误区 {#mistakes}'), encoding="utf-8")
+    out = build_site(content_copy, tmp_path / "dist")
+    tree = parse(out / "zh" / "transformer-block.html")
+    assert not tree.css("article script:not([type=\"application/json\"])") and not tree.css("article img")
+    assert not [a for a in tree.css("article a") if a.attributes.get("href", "").startswith("javascript:")]
+    assert "<script>alert(1)</script>" in tree.css_first("article").text()
+
+
+def test_glossary_terms_are_used_in_each_language():
+    import tomllib
+
+    glossary = tomllib.loads((ROOT / "content" / "glossary.toml").read_text(encoding="utf-8"))
+    for term in glossary["terms"]:
+        for lang in ("zh", "ja"):
+            lessons = " ".join((ROOT / "content" / lang / f"{slug}.md").read_text(encoding="utf-8")
+                               for slug in ("transformer-block", "ffn-residual"))
+            assert term[lang] in lessons, (term["en"], lang, term[lang])
