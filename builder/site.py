@@ -24,8 +24,9 @@ PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
 ZIP_DATE = (2020, 1, 1, 0, 0, 0)  # fixed, so the archive is reproducible
 
 
-def render_site(inputs, base_url: str | None) -> tuple[dict[str, bytes], list[Problem]]:
-    """Return ({relative path: bytes}, problems) for the whole site."""
+def render_site(inputs, base_url: str | None, only: set[str] | None = None) -> tuple[dict[str, bytes], list[Problem]]:
+    """Return ({relative path: bytes}, problems) for the whole site, or with `only`, for the lesson
+    pages of those slugs plus the small pages every lesson appears on (lists, entry, 404)."""
     files: dict[str, bytes] = {}
     problems: list[Problem] = []
     config, lessons = inputs.config, inputs.lessons
@@ -40,6 +41,8 @@ def render_site(inputs, base_url: str | None) -> tuple[dict[str, bytes], list[Pr
         own = lessons[lang.code]
         listed = _lesson_list(lessons, lang.code, source_lang, slugs)
         for index, slug in enumerate(listed):
+            if only is not None and slug not in only:
+                continue
             lesson, shown = _lesson_shown(lessons, lang.code, source_lang, slug)
             available = [other for other in languages if slug in lessons[other.code]]
             state = state_of(own.get(slug), lessons[source_lang].get(slug)) if lang.code != source_lang else None
@@ -97,7 +100,8 @@ def render_site(inputs, base_url: str | None) -> tuple[dict[str, bytes], list[Pr
     if base:
         files["sitemap.xml"] = _sitemap(base, sitemap).encode("utf-8")
     files[".nojekyll"] = b""
-    files.update(_assets(inputs.templates))
+    if only is None:
+        files.update(_assets(inputs.templates))
     return files, problems
 
 

@@ -1,0 +1,181 @@
+"""The translator's workflow: check, status, outdated and missing translations, catalogs, preview."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from conftest import ROOT, build_site, parse
+
+
+def run_cli(*args):
+    return subprocess.run([sys.executable, "-m", "builder", *args], cwd=ROOT, capture_output=True, text=True)
+
+
+def edit(path, old, new):
+    text = path.read_text(encoding="utf-8")
+    assert old in text, old
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def status_json(content):
+    result = run_cli("status", "--json", "--content", str(content))
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def lesson_state(data, slug, lang):
+    return next(row for row in data["lessons"] if row["slug"] == slug)["languages"][lang]
+
+
+def test_translations_start_current(content_copy):
+    data = status_json(content_copy)
+    assert all(info["status"] in ("source", "current") for row in data["lessons"] for info in row["languages"].values())
+    assert run_cli("status", "--strict", "--content", str(content_copy)).returncode == 0
+
+
+def test_edited_source_makes_its_translation_outdated_until_marked_current(tmp_path, content_copy):
+    edit(content_copy / "zh" / "transformer-block.md", "## 常见误区 {#mistakes}\n", "## 常见误区 {#mistakes}\n\n新增的一段说明。\n")
+    state = lesson_state(status_json(content_copy), "transformer-block", "ja")
+    assert state == {"status": "outdated", "changed_sections": ["mistakes"]}
+    table = run_cli("status", "--content", str(content_copy)).stdout
+    assert "outdated (mistakes)" in table
+    strict = run_cli("status", "--strict", "--content", str(content_copy))
+    assert strict.returncode == 1
+    out = build_site(content_copy, tmp_path / "dist")
+    banner = parse(out / "ja" / "transformer-block.html").css_first(".notice")
+    assert banner is not None and "原文" in banner.text()
+    assert banner.css_first("a").attributes["href"] == "../zh/transformer-block.html"
+    assert parse(out / "ja" / "ffn-residual.html").css_first(".notice") is None
+
+    marked = run_cli("mark-current", "ja", "transformer-block", "--content", str(content_copy))
+    assert marked.returncode == 0, marked.stderr
+    assert lesson_state(status_json(content_copy), "transformer-block", "ja")["status"] == "current"
+    assert run_cli("status", "--strict", "--content", str(content_copy)).returncode == 0
+    out = build_site(content_copy, tmp_path / "dist")
+    assert parse(out / "ja" / "transformer-block.html").css_first(".notice") is None
+
+
+def test_lesson_missing_in_ja_is_listed_with_a_notice_and_no_hreflang(tmp_path, content_copy):
+    (content_copy / "ja" / "ffn-residual.md").unlink()
+    assert lesson_state(status_json(content_copy), "ffn-residual", "ja")["status"] == "missing"
+    assert run_cli("status", "--strict", "--content", str(content_copy)).returncode == 1
+    out = build_site(content_copy, tmp_path / "dist")
+    entry = [li for li in parse(out / "ja" / "index.html").css(".lesson-list > li") if "ffn-residual" in li.html][0]
+    assert "まだ翻訳されていません" in entry.text()
+    assert entry.css_first(".notice a").attributes["href"] == "../zh/ffn-residual.html"
+    page = parse(out / "ja" / "ffn-residual.html")
+    assert page.css_first("html").attributes["lang"] == "ja"
+    assert page.css_first("article").attributes["lang"] == "zh-Hans"
+    assert "まだ日本語に翻訳されていません" in page.css_first(".notice").text()
+    hreflangs = {l.attributes["hreflang"] for l in parse(out / "zh" / "ffn-residual.html").css('link[rel="alternate"]')}
+    assert hreflangs == {"zh-Hans", "x-default"}
+
+
+def test_check_reports_every_problem_with_file_and_line(content_copy):
+    edit(content_copy / "scenarios" / "river-bank.toml", "depth = 3", "depth = 9")
+    edit(content_copy / "zh" / "ffn-residual.md", "order = 2", 'order = "two"')
+    edit(content_copy / "ja" / "messages.po", 'msgstr "次のステップ"', 'msgstr ""')
+    edit(content_copy / "ja" / "messages.po", 'msgstr "ステップ %(n)s / %(total)s"', 'msgstr "ステップ %(n)s"')
+    result = run_cli("check", "--content", str(content_copy))
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    lines = result.stderr.splitlines()
+    scenario = content_copy / "scenarios" / "river-bank.toml"
+    po = (content_copy / "ja" / "messages.po").read_text(encoding="utf-8").splitlines()
+    next_step = po.index('msgid "Next step"') + 1
+    step_of = po.index('msgid "Step %(n)s of %(total)s"') + 1
+    expected = [
+        f"{scenario}:7: depth: must be 1 to 6, got 9",
+        f"{content_copy / 'zh' / 'ffn-residual.md'}:3: front matter 'order': expected an integer",
+        f"{content_copy / 'ja' / 'messages.po'}:{next_step}: untranslated message 'Next step'",
+        f"{content_copy / 'ja' / 'messages.po'}:{step_of}: placeholders ['n'] in the translation",
+    ]
+    for want in expected:
+        assert any(line.startswith(want) for line in lines), (want, lines)
+    assert lines[-1] == f"check: {len(lines) - 1} problems"
+
+
+def test_check_writes_nothing(content_copy):
+    before = sorted(p.relative_to(content_copy) for p in content_copy.rglob("*"))
+    assert run_cli("check", "--content", str(content_copy)).returncode == 0
+    assert sorted(p.relative_to(content_copy) for p in content_copy.rglob("*")) == before
+
+
+def test_catalog_command_adds_new_template_strings_as_untranslated(tmp_path, content_copy):
+    templates = tmp_path / "templates"
+    import shutil
+
+    shutil.copytree(ROOT / "templates", templates)
+    edit(templates / "list.html", '<h1>{{ _("Lessons") }}</h1>', '<h1>{{ _("Lessons") }}</h1>\n<p>{{ _("A brand new sentence") }}</p>')
+    result = run_cli("catalog", "--content", str(content_copy), "--templates", str(templates))
+    assert result.returncode == 0, result.stderr
+    assert "1 untranslated" in result.stdout
+    assert 'msgid "A brand new sentence"' in (content_copy / "ja" / "messages.po").read_text(encoding="utf-8")
+    check = run_cli("check", "--content", str(content_copy), "--templates", str(templates))
+    assert "untranslated message 'A brand new sentence'" in check.stderr
+    counts = status_json(content_copy)["catalogs"]
+    assert {c["lang"]: c["untranslated"] for c in counts} == {"zh": 1, "ja": 1}
+
+
+def test_catalog_command_is_stable_on_an_up_to_date_tree(content_copy):
+    before = {p: p.read_bytes() for p in content_copy.rglob("*.po*")}
+    assert run_cli("catalog", "--content", str(content_copy)).returncode == 0
+    assert {p: p.read_bytes() for p in content_copy.rglob("*.po*")} == before
+
+
+@pytest.fixture
+def preview(tmp_path, content_copy):
+    from builder.serve import serve
+
+    ready, stop = threading.Event(), threading.Event()
+    thread = threading.Thread(target=serve, args=(content_copy, tmp_path / "dist", ROOT / "templates"),
+                              kwargs={"port": 0, "ready": ready, "stop": stop}, daemon=True)
+    thread.start()
+    assert ready.wait(30)
+    yield f"http://127.0.0.1:{ready.port}/", content_copy
+    stop.set()
+    thread.join(10)
+
+
+def raw_get(base, path):
+    host, port = base.split("//")[1].rstrip("/").split(":")
+    with socket.create_connection((host, int(port)), timeout=5) as sock:
+        sock.sendall(f"GET {path} HTTP/1.0\r\nHost: x\r\n\r\n".encode())
+        data = b""
+        while chunk := sock.recv(65536):
+            data += chunk
+    return data.decode("utf-8", "replace")
+
+
+def test_serve_refuses_paths_outside_the_output_folder(preview):
+    base, content = preview
+    secret = content.parent / "secret.txt"
+    secret.write_text("do not serve")
+    for path in ("/../secret.txt", "/%2e%2e/secret.txt", "/zh/../../secret.txt", "/..%2fsecret.txt"):
+        response = raw_get(base, path)
+        assert "do not serve" not in response
+        assert response.split()[1] in ("403", "404"), (path, response[:80])
+    assert raw_get(base, "/zh/index.html").split()[1] == "200"
+
+
+@pytest.mark.browser
+def test_serve_rebuilds_after_an_edit_and_reloads_the_page(preview, open_page):
+    base, content = preview
+    page = open_page(base + "zh/transformer-block.html", allowed_prefix=base)
+    page.wait_for_selector("[data-figure][data-ready]")
+    page.evaluate("window.__marker = 1")
+    edit(content / "zh" / "transformer-block.md", "## 常见误区 {#mistakes}", "## 常见误区（已修改） {#mistakes}")
+    page.wait_for_function("() => window.__marker === undefined && document.querySelector('#mistakes') && "
+                           "document.querySelector('#mistakes').textContent.includes('已修改')", timeout=15000)
+    # A broken edit shows the error, with file and line, in the page; the server keeps running.
+    edit(content / "zh" / "transformer-block.md", "{{on:b2}}", "{{on:b9}}")
+    page.wait_for_selector("#lesson-builder-error", timeout=15000)
+    assert "transformer-block.md:" in page.locator("#lesson-builder-error").text_content()
+    edit(content / "zh" / "transformer-block.md", "{{on:b9}}", "{{on:b2}}")
+    page.wait_for_function("() => !document.getElementById('lesson-builder-error')", timeout=15000)
