@@ -60,7 +60,9 @@ def gather(content: Path, templates: Path) -> tuple[Inputs, list[Problem]]:
     config = load_site_config(content)  # without the languages nothing else can be checked
     scenarios, found = load_scenarios(content / "scenarios")
     problems += found
-    lessons, found = load_lessons(content, config, set(scenarios))
+    # Lessons may name a scenario that exists but failed to load: that file's own error is enough.
+    on_disk = {path.stem for path in (content / "scenarios").glob("*.toml")}
+    lessons, found = load_lessons(content, config, on_disk)
     problems += found
     translations, found = load_translations(content, config)
     problems += found

@@ -32,6 +32,7 @@ SLUG = re.compile(r"[a-z0-9][a-z0-9-]*")
 FIGURES = ("depth-map", "norm-compare")
 STEP = re.compile(r"input|sum|b[1-6](\.(attention|ffn))?")
 NON_LESSON_FOLDERS = {"scenarios"}
+RESERVED_SLUGS = {"index", "404"}  # these names are the lesson list and the not-found page
 KNOWN_KEYS = {"title", "order", "summary", "scenario", "figure", "walkthrough", "translation"}
 
 
@@ -105,6 +106,8 @@ def load_lesson(path: Path, lang: str, scenarios: set[str]) -> Lesson:
     slug = path.stem
     if not SLUG.fullmatch(slug):
         raise UserError(Problem(path, None, f"file name {slug!r} is not a valid slug (lowercase letters, digits, hyphens)"))
+    if slug in RESERVED_SLUGS:
+        raise UserError(Problem(path, None, f"file name {slug!r} is reserved for the site's own pages; rename the lesson"))
     lesson = Lesson(lang=lang, slug=slug, path=path, text=text, meta=meta, body=body, body_line=body_line)
 
     def bad(key, message):

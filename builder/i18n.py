@@ -84,15 +84,24 @@ def load_site_config(content: Path) -> SiteConfig:
 def read_catalog(path: Path, locale: str | None = None) -> Catalog:
     """Parse a .po/.pot file, raising a UserError with the line of any syntax error."""
     try:
-        with path.open("rb") as fh:
-            return read_po(fh, locale=locale, abort_invalid=True)
+        raw = path.read_bytes()
+        text = raw.decode("utf-8")
     except FileNotFoundError:
         raise UserError(Problem(path, None, "missing catalog (run `python -m builder catalog`)")) from None
+    except UnicodeDecodeError as err:
+        raise UserError(Problem(path, raw[: err.start].count(b"\n") + 1, "catalog is not valid UTF-8")) from None
+    for number, line in enumerate(text.splitlines(), 1):
+        # Babel quietly accepts an unclosed quote; a translator deserves to hear about it.
+        stripped = line.strip()
+        if (stripped.startswith(("msgid", "msgstr", "msgctxt", '"'))
+                and not re.fullmatch(r'(msgid|msgid_plural|msgstr(\[\d+\])?|msgctxt)?\s*"(?:[^"\\]|\\.)*"', stripped)):
+            raise UserError(Problem(path, number, f"invalid catalog: expected a quoted string, got {stripped!r}"))
+    try:
+        return read_po(io.BytesIO(raw), locale=locale, abort_invalid=True)
     except PoFileError as err:
-        match = re.search(r"line (\d+)", str(err))
-        raise UserError(Problem(path, int(match.group(1)) if match else None, f"invalid catalog: {err}")) from None
-    except UnicodeDecodeError:
-        raise UserError(Problem(path, None, "catalog is not valid UTF-8")) from None
+        match = re.search(r" on (\d+)$", str(err))  # Babel counts lines from 0
+        message = re.sub(r" on \d+$", "", str(err))
+        raise UserError(Problem(path, int(match.group(1)) + 1 if match else None, f"invalid catalog: {message}")) from None
 
 
 def check_catalog(catalog: Catalog, template: Catalog, path: Path) -> list[Problem]:

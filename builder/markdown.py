@@ -62,7 +62,19 @@ def _highlight(code: str, lang: str, attrs: str) -> str:
     return f'<pre class="highlight" tabindex="0"{label}><code>{body}</code></pre>\n'
 
 
+def _math_problem(content: str) -> str | None:
+    """Return why `content` is not valid LaTeX for MathML, or None."""
+    try:
+        latex_to_mathml(content)
+    except Exception as err:  # latex2mathml raises many error types, some with empty messages
+        detail = str(err) or re.sub(r"(?<!^)(?=[A-Z])", " ", type(err).__name__).lower()
+        return f"invalid math ${content}$: {detail}"
+    return None
+
+
 def _math(content: str, options: dict) -> str:
+    if _math_problem(content):
+        return html.escape(content)  # already reported with its line; the build fails anyway
     if options.get("display_mode"):
         # Wide formulas scroll sideways on phones; a scrollable region must be reachable by keyboard.
         return f'<div class="math-scroll" tabindex="0">{latex_to_mathml(content, display="block")}</div>'
@@ -160,6 +172,10 @@ class LessonRenderer:
                     child.meta = {**(child.meta or {}), "line": line + (child.meta or {}).get("offset", 0)}
                     if child.type == "trace_ref":
                         out.refs.append((child.content, child.meta["line"]))
+                    elif child.type == "math_inline":
+                        problem = _math_problem(child.content)
+                        if problem:
+                            out.problems.append(Problem(path, line, problem))
                     elif child.type == "text":
                         if "$" in child.content:
                             out.problems.append(Problem(path, child.meta["line"], "unterminated math: a `$` without its "
@@ -168,8 +184,10 @@ class LessonRenderer:
                         if literal:
                             out.problems.append(Problem(path, child.meta["line"], f"figure {literal.group()!r} typed into the "
                                                         "text: take it from the trace with {{...}} so it cannot disagree"))
-            elif token.type in ("math_block", "math_block_label", "math_inline"):
-                token.meta["line"] = line
+            elif token.type in ("math_block", "math_block_label"):
+                problem = _math_problem(token.content)
+                if problem:
+                    out.problems.append(Problem(path, line, problem))
         if in_walkthrough:
             out.problems.append(Problem(path, out.walkthrough_line, "`::: walkthrough` is not closed by `:::`"))
 

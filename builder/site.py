@@ -159,6 +159,8 @@ def _render_lesson(inputs, lesson: Lesson, lang: Language, translations, context
     """Render one lesson page: its figure first, then its body around it, then the page."""
     shown_lang = context["content_lang"]
     scenario = inputs.scenarios.get(lesson.scenario) if lesson.scenario else None
+    if lesson.scenario and scenario is None:
+        raise UserError([])  # the scenario file's own problem is already reported
     values = TraceValues(scenario, shown_lang.locale) if scenario else None
 
     def resolve(ref):
