@@ -5,6 +5,7 @@ sitemap, and the assets. Every internal link is relative and names a file.
 from __future__ import annotations
 
 import io
+import re
 import zipfile
 from pathlib import Path
 from xml.sax.saxutils import escape as xml_escape
@@ -189,8 +190,18 @@ def _render_lesson(inputs, lesson: Lesson, lang: Language, translations, context
     if rendered.problems:
         raise UserError(rendered.problems)
     toc = [{"level": level, "id": anchor, "text": text} for level, anchor, text, _ in rendered.sections if level == 2]
-    return render_page(inputs.env, "lesson.html", translations, inputs.templates, **context,
+    page = render_page(inputs.env, "lesson.html", translations, inputs.templates, **context,
                        lesson=lesson, body=rendered.html, toc=toc, figure=figure_data)
+    seen, duplicates = set(), []
+    for anchor in re.findall(r'\sid="([^"]+)"', page):
+        if anchor in seen:
+            duplicates.append(anchor)
+        seen.add(anchor)
+    if duplicates:
+        lines = {anchor: line for _, anchor, _, line in rendered.sections}
+        raise UserError([Problem(lesson.path, lines.get(a), f"id {a!r} is used twice on the page (a heading id may "
+                                                           "not repeat or reuse an id of the page template)") for a in duplicates])
+    return page
 
 
 def meta_line_or_1(lesson: Lesson) -> int:
