@@ -74,10 +74,11 @@ def gather(content: Path, templates: Path) -> tuple[Inputs, list[Problem]]:
     return inputs, problems
 
 
-def render_checked(content: Path, templates: Path, base_url: str | None = None) -> tuple[Inputs, dict[str, bytes]]:
+def render_checked(content: Path, templates: Path, base_url: str | None = None,
+                   offline_link: bool = False) -> tuple[Inputs, dict[str, bytes]]:
     """Gather, check and render everything in memory; raise one UserError listing every problem."""
     inputs, problems = gather(content, templates)
-    files, found = site.render_site(inputs, base_url)
+    files, found = site.render_site(inputs, base_url, offline_link=offline_link)
     problems += found
     if problems:
         raise UserError(list(dict.fromkeys(problems)))  # each problem once, in the order found
@@ -93,9 +94,11 @@ def check(content: Path, templates: Path) -> list[Problem]:
 def build(content: Path, out: Path, templates: Path, base_url: str | None = None, make_zip: bool = False) -> Summary:
     """Check everything, render the site in memory, then swap it into `out` in one step."""
     started = time.perf_counter()
-    inputs, files = render_checked(content, templates, base_url)
+    inputs, files = render_checked(content, templates, base_url, offline_link=make_zip)
     if make_zip:
-        files["offline.zip"] = site.zip_site(files)
+        # The archive's own pages must not link to an archive they do not contain.
+        offline, _ = site.render_site(inputs, base_url, offline_link=False)
+        files["offline.zip"] = site.zip_site(offline)
     write_atomically(out, files)
     pages = {lang.code: sum(1 for p in files if p.startswith(f"{lang.code}/") and p.endswith(".html"))
              for lang in inputs.config.languages}

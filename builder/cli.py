@@ -40,7 +40,7 @@ def _parser() -> argparse.ArgumentParser:
                             "sitemap.xml and canonical links (pages never depend on it)")
     build.add_argument("--zip", action="store_true",
                        help="also write <out>/offline.zip, the whole site for reading offline")
-    build.add_argument("--quiet", action="store_true", help="print nothing but problems")
+    build.add_argument("-q", "--quiet", action="store_true", help="print nothing but problems")
 
     check = sub.add_parser("check", help="report every problem in the content, writing nothing",
                            description="Validate lessons, front matter, scenarios, catalogs, templates, figures and "

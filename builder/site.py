@@ -25,7 +25,8 @@ PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
 ZIP_DATE = (2020, 1, 1, 0, 0, 0)  # fixed, so the archive is reproducible
 
 
-def render_site(inputs, base_url: str | None, only: set[str] | None = None) -> tuple[dict[str, bytes], list[Problem]]:
+def render_site(inputs, base_url: str | None, only: set[str] | None = None,
+                offline_link: bool = False) -> tuple[dict[str, bytes], list[Problem]]:
     """Return ({relative path: bytes}, problems) for the whole site, or with `only`, for the lesson
     pages of those slugs plus the small pages every lesson appears on (lists, entry, 404)."""
     files: dict[str, bytes] = {}
@@ -36,6 +37,9 @@ def render_site(inputs, base_url: str | None, only: set[str] | None = None) -> t
     languages = config.languages
     base = (base_url.rstrip("/") + "/") if base_url else None
     sitemap: list[tuple[str, list[tuple[str, str]]]] = []
+
+    def _common(*args):
+        return {**_base_context(*args), "offline_link": offline_link}
 
     for lang in languages:
         translations = inputs.translations[lang.code]
@@ -106,9 +110,9 @@ def render_site(inputs, base_url: str | None, only: set[str] | None = None) -> t
     return files, problems
 
 
-def _common(lang: Language, languages, root: str, base: str | None, path: str) -> dict:
+def _base_context(lang: Language, languages, root: str, base: str | None, path: str) -> dict:
     return {
-        "lang": lang, "languages": languages, "root": root,
+        "lang": lang, "languages": languages, "root": root, "offline_link": False,
         "canonical": f"{base}{path}" if base else None,
         "fmt": lambda value, decimals=1: format_number(value, lang.locale, decimals),
     }

@@ -205,3 +205,21 @@ def test_build_prints_a_summary(tmp_path):
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert re.search(r"built 6 pages \(zh 3, ja 3\) into .* in [\d.]+ s, 0 warnings", result.stdout)
+
+
+def test_offline_zip_unpacks_anywhere_into_a_working_site(tmp_path, site):
+    with zipfile.ZipFile(site / "offline.zip") as archive:
+        archive.extractall(tmp_path)
+    unpacked = tmp_path / "site"
+    for page, tag, attr, value in _targets(unpacked):
+        if value.startswith("data:"):
+            continue
+        path = unquote(urlsplit(value).path)
+        target = (page.parent / path).resolve() if path else page
+        assert target.is_file(), f"{page.relative_to(unpacked)}: {value}"
+
+
+def test_offline_link_appears_only_when_the_archive_is_built(tmp_path, site):
+    assert parse(site / "zh" / "index.html").css_first('a[href="../offline.zip"]') is not None
+    plain = build_site(CONTENT, tmp_path / "dist")
+    assert "offline.zip" not in (plain / "zh" / "index.html").read_text(encoding="utf-8")
