@@ -36,6 +36,17 @@ def plotted(page, meta_prefix):
     return [t for t in page.evaluate(PLOTTED) if str(t["meta"]).startswith(meta_prefix)][0]
 
 
+HIGHLIGHT = """() => {
+  const [ribbon, bars] = document.getElementById('figure-chart').data;
+  return { bars: bars.x.filter((x, i) => bars.marker.line.width[i] > 1), ribbon: ribbon.line.width > 2 };
+}"""
+
+
+def highlighted(page):
+    """Which part of the depth map the walkthrough highlights: bars (block numbers) and the input ribbon."""
+    return page.evaluate(HIGHLIGHT)
+
+
 def css_var(page, name):
     return page.evaluate(f"() => getComputedStyle(document.documentElement).getPropertyValue('{name}').trim()")
 
@@ -89,8 +100,7 @@ def test_keyboard_alone_steps_forward_and_back(site, open_page):
     weights = page.locator("#walk-readout .attention-weights td").all_text_contents()
     assert [float(w.replace("\u2212", "-")) for w in weights] == pytest.approx(
         data["runs"]["pre-on"]["steps"][0]["attention"][t], abs=0.006)
-    shapes = page.evaluate("() => document.getElementById('figure-chart').layout.shapes.map(s => [s.x0, s.x1])")
-    assert shapes == [[pytest.approx(0.55), pytest.approx(1.45)]]
+    assert highlighted(page) == {"bars": [1], "ribbon": False}
     page.keyboard.press("Tab")  # on to "next" is skipped back: shift+tab reaches "previous"
     page.keyboard.press("Shift+Tab")
     page.keyboard.press("Shift+Tab")
@@ -98,7 +108,7 @@ def test_keyboard_alone_steps_forward_and_back(site, open_page):
     page.keyboard.press("Space")
     assert "1" in page.locator("#step-counter").text_content()
     assert "current" in items.nth(0).get_attribute("class")
-    assert page.evaluate("document.getElementById('figure-chart').layout.shapes[0].x0") == pytest.approx(-0.45)
+    assert highlighted(page) == {"bars": [], "ribbon": True}
 
 
 def test_residual_toggle_works_from_the_keyboard(site, open_page):
@@ -226,3 +236,12 @@ def test_screenshots_are_saved_as_artefacts(site, open_page, lang, residual):
         path = ARTIFACTS / f"{lang}-transformer-block-residual-{residual}-{name}.png"
         page.locator("#depth-map").screenshot(path=str(path))
         assert path.stat().st_size > 10_000
+
+
+def test_chart_follows_the_window_width(site, open_page):
+    page = ready(open_page(lesson_url(site, "ja")))
+    wide = page.locator("#figure-chart .main-svg").first.bounding_box()["width"]
+    page.set_viewport_size({"width": 400, "height": 900})
+    page.wait_for_function(f"() => document.querySelector('#figure-chart .main-svg').getBoundingClientRect().width < {wide} - 200")
+    ticks = page.evaluate("() => document.getElementById('figure-chart').layout.xaxis.ticktext")
+    assert ticks[1:] == ["1", "2", "3"]

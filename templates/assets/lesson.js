@@ -42,7 +42,8 @@
   function css(name) { return getComputedStyle(document.documentElement).getPropertyValue(name).trim(); }
   function blockLabel(n) { return n === 0 ? L.input : fill(L.block, { n: n }); }
   // Narrow screens: tick labels shrink to the bare block number (x₀ for the input), unrotated.
-  function tickLabel(n) { return chart.clientWidth >= 560 ? blockLabel(n) : (n === 0 ? "x\u2080" : String(n)); }
+  var narrow = false;  // read once per redraw: reading a width after DOM changes forces a relayout
+  function tickLabel(n) { return !narrow ? blockLabel(n) : (n === 0 ? "x\u2080" : String(n)); }
   function runOf(state) { return trace.runs[state.residual ? "pre-on" : "pre-off"]; }
   function streamAfter(run, block) { return block === 0 ? run.x0[T] : run.steps[2 * block - 1].after[T]; }
 
@@ -109,7 +110,7 @@
           ? fill(L.summary_on, { depth: s.depth, value: num(run.blocks.cumulative[s.depth - 1][T], 1) })
           : fill(L.summary_off, { value: num(run.blocks.output[s.depth - 1][T], 1) });
       },
-      traces: function (s, colors) {
+      traces: function (s, colors, highlight) {
         var run = runOf(s), x0 = run.x0[T], base = norm(x0), xs = [], heights = [], hover = [];
         for (var b = 1; b <= s.depth; b++) {
           xs.push(b);
@@ -119,7 +120,8 @@
         var ribbonEnd = s.residual ? s.depth + 0.5 : 0.5;  // residual off: cut at the entrance
         var ribbon = {
           type: "scatter", mode: "lines", name: L.ribbon, x: [-0.5, ribbonEnd], y: [base, base],
-          fill: "tozeroy", fillcolor: colors.ribbonFill, line: { color: colors.ribbon, width: 2 },
+          fill: "tozeroy", fillcolor: colors.ribbonFill,
+          line: highlight.indexOf(0) >= 0 ? { color: colors.highlight, width: 5, dash: "dot" } : { color: colors.ribbon, width: 2 },
           hoverinfo: "text", text: [hoverText(L.input, x0), hoverText(L.input, x0)], meta: "ribbon",
         };
         var bars = {
@@ -127,7 +129,10 @@
           base: s.residual ? xs.map(function () { return base; }) : undefined, width: 0.55,
           marker: { color: s.residual ? colors.on : colors.off,
                     pattern: { shape: s.residual ? "" : "/", fillmode: "overlay", fgcolor: colors.bg, solidity: 0.3 },
-                    line: { color: colors.fg, width: 1 } },
+                    // The walkthrough's current block: a thick outline in the highlight colour (not a
+                    // layout shape, which would cost a full relayout on every redraw).
+                    line: { color: xs.map(function (b) { return highlight.indexOf(b) >= 0 ? colors.highlight : colors.fg; }),
+                            width: xs.map(function (b) { return highlight.indexOf(b) >= 0 ? 4 : 1; }) } },
           text: heights.map(function (h) { return num(h, 1); }), textposition: "outside",
           textfont: { color: colors.fg }, cliponaxis: false,
           hoverinfo: "text", hovertext: hover, meta: s.residual ? "bars-on" : "bars-off",
@@ -276,20 +281,28 @@
     return info;
   }
 
+  // Theme colours and font, read once (and again when the colour scheme changes): reading computed
+  // styles after DOM changes forces a synchronous relayout of the whole page.
+  var theme = null;
   function colors() {
-    return { bg: css("--bg"), fg: css("--fg"), line: css("--line"), ribbon: css("--ribbon"),
-             ribbonFill: css("--ribbon") + "55", on: css("--bar-on"), off: css("--bar-off"), highlight: css("--highlight") };
+    if (!theme) {
+      theme = { bg: css("--bg"), fg: css("--fg"), line: css("--line"), ribbon: css("--ribbon"),
+                ribbonFill: css("--ribbon") + "55", on: css("--bar-on"), off: css("--bar-off"),
+                highlight: css("--highlight"), font: getComputedStyle(document.body).fontFamily };
+    }
+    return theme;
   }
 
   var plotted = false;
   function renderChart(info) {
     if (!window.Plotly) return;
     var c = colors();
+    narrow = chart.clientWidth < 560;
     var layout = kind.layout(state);
     layout.template = null;
     layout.paper_bgcolor = c.bg;
     layout.plot_bgcolor = c.bg;
-    layout.font = { color: c.fg, family: getComputedStyle(document.body).fontFamily, size: 13 };
+    layout.font = { color: c.fg, family: c.font, size: 13 };
     layout.margin = { l: 56, r: 16, t: 56, b: 56 };
     layout.xaxis.tickangle = 0;
     layout.dragmode = false;
@@ -298,36 +311,40 @@
     layout.xaxis.fixedrange = true;
     layout.yaxis.fixedrange = true;
     layout.xaxis.gridcolor = layout.yaxis.gridcolor = c.line;
-    layout.transition = { duration: 0 };
-    layout.shapes = [];
-    if (info) {  // the current walkthrough step's part of the chart
-      info.blocks.filter(function (b) { return b <= state.depth; }).forEach(function (b) {
-        layout.shapes.push({ type: "rect", xref: "x", yref: "paper", x0: b - 0.45, x1: b + 0.45, y0: 0, y1: 1,
-                             line: { color: c.highlight, width: 3, dash: "dot" }, fillcolor: "rgba(0,0,0,0)" });
-      });
-    }
-    var config = { displayModeBar: false, responsive: true, scrollZoom: false, doubleClick: false, showTips: false,
+    var highlight = info ? info.blocks.filter(function (b) { return b <= state.depth; }) : [];
+    // Not Plotly's `responsive` (it re-measures the container on every redraw): our own resize
+    // handler below redraws, which also switches tick labels for narrow screens.
+    var config = { displayModeBar: false, responsive: false, scrollZoom: false, doubleClick: false, showTips: false,
                    locale: locale };
-    Plotly.react(chart, kind.traces(state, c), layout, config);
-    if (!chart.hasResizeHook) {  // tick labels depend on the width
+    Plotly.react(chart, kind.traces(state, c, highlight), layout, config);
+    if (!chart.hasResizeHook) {  // follow the window's width; tick labels depend on it too
       chart.hasResizeHook = true;
-      window.addEventListener("resize", function () { renderChart(steps.length ? stepInfo(steps[state.step - 1], runOf(state), state) : null); });
+      var pending = null;
+      window.addEventListener("resize", function () {
+        cancelAnimationFrame(pending);
+        pending = requestAnimationFrame(function () {
+          Plotly.Plots.resize(chart);
+          renderChart(steps.length ? stepInfo(steps[state.step - 1], runOf(state), state) : null);
+        });
+      });
     }
     plotted = true;
     chart.setAttribute("data-state", hashOf(state).slice(1));
   }
 
   function render(announce) {
+    // The chart first: Plotly measures text, which forces a relayout of the whole page if anything
+    // else has changed before it. Every other DOM write comes after.
+    renderChart(steps.length ? stepInfo(steps[state.step - 1], runOf(state), state) : null);
     if (toggle) {
       toggle.setAttribute("aria-pressed", String(state.residual));
       toggleState.textContent = state.residual ? L.on : L.off;
     }
     if (depthInput) { depthInput.value = state.depth; depthOutput.textContent = state.depth; }
     renderTwin();
-    var info = renderWalkthrough();
+    renderWalkthrough();
     var summary = kind.summary(state);
     chart.setAttribute("aria-label", summary);
-    renderChart(info);
     syncLinks();
     if (announce) {
       var line = steps.length
@@ -348,5 +365,8 @@
   }
   requestAnimationFrame(function () { setTimeout(loadPlotly, 0); });
   var scheme = window.matchMedia && matchMedia("(prefers-color-scheme: dark)");
-  if (scheme && scheme.addEventListener) scheme.addEventListener("change", function () { if (plotted) renderChart(renderWalkthrough()); });
+  if (scheme && scheme.addEventListener) scheme.addEventListener("change", function () {
+    theme = null;
+    if (plotted) renderChart(renderWalkthrough());
+  });
 })();
