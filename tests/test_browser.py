@@ -245,3 +245,61 @@ def test_chart_follows_the_window_width(site, open_page):
     page.wait_for_function(f"() => document.querySelector('#figure-chart .main-svg').getBoundingClientRect().width < {wide} - 200")
     ticks = page.evaluate("() => document.getElementById('figure-chart').layout.xaxis.ticktext")
     assert ticks[1:] == ["1", "2", "3"]
+
+
+def test_print_shows_the_text_and_current_table_without_controls(site, open_page):
+    page = ready(open_page(lesson_url(site, "zh", fragment="#depth=4&residual=off&step=1")))
+    page.emulate_media(media="print")
+    assert not page.locator("#residual-toggle").is_visible()
+    assert not page.locator("#step-next").is_visible()
+    assert not page.locator("#figure-chart").is_visible()
+    table = page.locator("#twin-table")
+    assert table.is_visible() and table.bounding_box()["height"] > 100
+    assert page.locator("#twin-body tr").count() == 5  # the current state, not the default
+    assert page.locator("#residual-off").is_visible()
+
+
+def test_dark_mode_colours_the_page_and_the_chart(site, open_page):
+    page = ready(open_page(lesson_url(site, "ja"), color_scheme="dark"))
+    background = css_var(page, "--bg")
+    assert background == "#0d1117"
+    layout = page.evaluate("() => document.getElementById('figure-chart').layout")
+    assert layout["paper_bgcolor"] == background and layout["font"]["color"] == css_var(page, "--fg")
+    page.emulate_media(color_scheme="light")
+    page.wait_for_function("() => document.getElementById('figure-chart').layout.paper_bgcolor === '#ffffff'")
+
+
+def test_chart_does_not_trap_touch_scrolling(site, open_page):
+    page = ready(open_page(lesson_url(site, "zh"), has_touch=True, is_mobile=True, viewport={"width": 390, "height": 800}))
+    layout = page.evaluate("() => document.getElementById('figure-chart').layout")
+    assert layout["dragmode"] is False
+    assert layout["xaxis"]["fixedrange"] and layout["yaxis"]["fixedrange"]
+    assert page.evaluate("() => getComputedStyle(document.getElementById('figure-chart')).touchAction") == "pan-y"
+    page.locator("#figure-chart").scroll_into_view_if_needed()
+    before = page.evaluate("window.scrollY")
+    page.mouse.wheel(0, 400)  # a scroll gesture over the chart scrolls the page
+    page.wait_for_function(f"() => window.scrollY > {before}")
+
+
+def test_reduced_motion_is_honoured(site, open_page):
+    page = ready(open_page(lesson_url(site, "zh"), reduced_motion="reduce"))
+    assert page.evaluate("() => getComputedStyle(document.documentElement).scrollBehavior") == "auto"
+    assert "transition" not in page.evaluate("() => JSON.stringify(document.getElementById('figure-chart').layout)")
+
+
+def test_focus_is_visible_on_every_control(site, open_page):
+    page = ready(open_page(lesson_url(site, "ja")))
+    for selector in ("#residual-toggle", "#depth-input", "#step-next", "#twin-toggle", ".language-switcher a"):
+        page.locator(selector).focus()
+        page.keyboard.press("Shift+Tab")
+        page.keyboard.press("Tab")
+        outline = page.evaluate("() => getComputedStyle(document.activeElement).outlineStyle")
+        assert outline == "solid", selector
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_residual_off_readout_says_the_text_describes_the_residual_on_run(site, open_page, lang):
+    page = ready(open_page(lesson_url(site, lang, fragment="#depth=6&residual=off&step=6")))
+    assert page.locator("#walk-readout .note").count() == 1
+    rows = page.locator("#walk-readout tbody tr")
+    assert rows.count() == 1  # the stream only: without the residual there is no sum of corrections

@@ -241,7 +241,9 @@
     if (key === "sum") {
       var all = []; for (var b = 0; b <= s.depth; b++) all.push(b);
       var last = streamAfter(run, s.depth);
-      return { blocks: all, stream: last, correction: last.map(function (v, i) { return v - run.x0[T][i]; }) };
+      // Residual on: the corrections sum to stream − x₀. Off: there is no sum, only the latest output.
+      return s.residual ? { blocks: all, stream: last, correction: last.map(function (v, i) { return v - run.x0[T][i]; }) }
+                        : { blocks: [s.depth], stream: last };
     }
     var m = /^b(\d)(?:\.(attention|ffn))?$/.exec(key), block = +m[1];
     if (m[2]) {
@@ -275,6 +277,7 @@
         el("thead", {}, [el("tr", {}, trace.tokens.map(function (t) { return el("th", { scope: "col" }, [t]); }))]),
         el("tbody", {}, [el("tr", {}, info.attention.map(function (w) { return el("td", {}, [num(w)]); }))])]));
     }
+    if (!state.residual) tables.unshift(el("p", { "class": "note" }, [L.off_note]));
     var beyond = info.blocks.some(function (b) { return b > state.depth; });
     if (beyond) tables.push(el("p", { "class": "note" }, [L.not_shown]));
     document.getElementById("walk-readout").replaceChildren.apply(document.getElementById("walk-readout"), tables);
