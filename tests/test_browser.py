@@ -303,3 +303,12 @@ def test_residual_off_readout_says_the_text_describes_the_residual_on_run(site, 
     assert page.locator("#walk-readout .note").count() == 1
     rows = page.locator("#walk-readout tbody tr")
     assert rows.count() == 1  # the stream only: without the residual there is no sum of corrections
+
+
+def test_switcher_keeps_a_section_anchor(site, open_page):
+    page = open_page(lesson_url(site, "zh", "ffn-residual", "#layernorm"))
+    assert page.locator(".language-switcher a").get_attribute("href") == "../ja/ffn-residual.html#layernorm"
+    page.locator('.toc a[href="#residual"]').click()
+    assert page.locator(".language-switcher a").get_attribute("href") == "../ja/ffn-residual.html#residual"
+    page.locator(".language-switcher a").click()
+    page.wait_for_url("**/ja/ffn-residual.html#residual")

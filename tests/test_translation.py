@@ -179,3 +179,10 @@ def test_serve_rebuilds_after_an_edit_and_reloads_the_page(preview, open_page):
     assert "transformer-block.md:" in page.locator("#lesson-builder-error").text_content()
     edit(content / "zh" / "transformer-block.md", "{{on:b9}}", "{{on:b2}}")
     page.wait_for_function("() => !document.getElementById('lesson-builder-error')", timeout=15000)
+
+
+def test_serve_binds_loopback_by_default():
+    from builder.cli import _parser
+
+    args = _parser().parse_args(["serve"])
+    assert args.host == "127.0.0.1"

@@ -73,10 +73,8 @@
     return "#" + parts.join("&");
   }
   function syncLinks() {
-    // The language switcher carries the state (or the #section) to the other language.
-    document.querySelectorAll("a[data-keep-state]").forEach(function (a) {
-      a.setAttribute("href", a.getAttribute("href").replace(/#.*$/, "") + location.hash);
-    });
+    // site.js keeps the fragment on the language switcher; pushState fires no event of its own.
+    document.dispatchEvent(new Event("lesson:state"));
   }
   function setState(next) {
     state = next;
@@ -86,7 +84,7 @@
   window.addEventListener("popstate", function () { state = readHash() || copy(defaults); render(true); });
   window.addEventListener("hashchange", function () {
     var s = readHash();
-    if (s) { state = s; render(true); } else { syncLinks(); }
+    if (s) { state = s; render(true); }
   });
 
   // ---- Figure kinds ----------------------------------------------------------------------

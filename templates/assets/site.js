@@ -3,6 +3,18 @@
 (function () {
   "use strict";
   document.documentElement.classList.add("js");
+
+  // The language switcher keeps the URL fragment (a #section, or a figure's state) on every page.
+  function keepFragment() {
+    var links = document.querySelectorAll("a[data-keep-state]");
+    for (var i = 0; i < links.length; i++) {
+      links[i].setAttribute("href", links[i].getAttribute("href").replace(/#.*$/, "") + location.hash);
+    }
+  }
+  window.addEventListener("hashchange", keepFragment);
+  window.addEventListener("popstate", keepFragment);
+  document.addEventListener("lesson:state", keepFragment);  // sent by lesson.js after history.pushState
+  document.addEventListener("DOMContentLoaded", keepFragment);
   document.addEventListener("DOMContentLoaded", function () {
     var entry = document.querySelector("[data-language-choices]");
     if (!entry || /[?&]choose\b/.test(location.search)) return;
