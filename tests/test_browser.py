@@ -306,7 +306,7 @@ def test_residual_off_readout_says_the_text_describes_the_residual_on_run(site, 
 
 
 def test_switcher_keeps_a_section_anchor(site, open_page):
-    page = open_page(lesson_url(site, "zh", "ffn-residual", "#layernorm"))
+    page = ready(open_page(lesson_url(site, "zh", "ffn-residual", "#layernorm")))
     assert page.locator(".language-switcher a").get_attribute("href") == "../ja/ffn-residual.html#layernorm"
     page.locator('.toc a[href="#residual"]').click()
     assert page.locator(".language-switcher a").get_attribute("href") == "../ja/ffn-residual.html#residual"

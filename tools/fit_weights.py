@@ -65,19 +65,22 @@ def model(theta):
     return x0, w
 
 
+def figure(trace, kind, block):
+    """Return the lesson figure `kind` of block `block` for "bank" in a residual-on trace."""
+    if kind == "attn_delta":
+        return trace.steps[2 * (block - 1)].delta[BANK]
+    if kind == "ffn_delta":
+        return trace.steps[2 * (block - 1) + 1].delta[BANK]
+    return trace.block_outputs()[block - 1][BANK]
+
+
 def residuals(theta):
     x0, w = model(theta)
     on = run(x0, w, 6, residual=True)
     off = run(x0, w, 6, residual=False)
     r = []
-    for (kind, block), target in TARGETS.items():
-        if kind == "attn_delta":
-            got = on.steps[2 * (block - 1)].delta[BANK]
-        elif kind == "ffn_delta":
-            got = on.steps[2 * (block - 1) + 1].delta[BANK]
-        else:
-            got = on.block_outputs()[block - 1][BANK]
-        r.extend(20 * (got - np.array(target)))
+    for key, target in TARGETS.items():
+        r.extend(20 * (figure(on, *key) - np.array(target)))
     final_off = off.block_outputs()[-1][BANK]
     r.append(20 * (np.linalg.norm(final_off) - OFF_LENGTH))
     r.append(20 * max(0.0, abs(final_off[3]) - OFF_IDENTITY_MAX))
@@ -96,15 +99,7 @@ def report(theta):
     x0, w = model(theta)
     on = run(x0, w, 6, residual=True)
     off = run(x0, w, 6, residual=False)
-    worst = 0.0
-    for (kind, block), target in TARGETS.items():
-        if kind == "attn_delta":
-            got = on.steps[2 * (block - 1)].delta[BANK]
-        elif kind == "ffn_delta":
-            got = on.steps[2 * (block - 1) + 1].delta[BANK]
-        else:
-            got = on.block_outputs()[block - 1][BANK]
-        worst = max(worst, np.abs(got - target).max())
+    worst = max(np.abs(figure(on, *key) - target).max() for key, target in TARGETS.items())
     final_off = off.block_outputs()[-1][BANK]
     return worst, np.linalg.norm(final_off), final_off, on.steps[0].attention[BANK]
 
