@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,11 +16,22 @@ ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
 
 
 def chromium_executable() -> str | None:
-    """Return the system Chromium if there is one; None means Playwright's own download."""
-    for candidate in (os.environ.get("CHROMIUM"), "/usr/bin/chromium", shutil.which("chromium"), shutil.which("chromium-browser")):
-        if candidate and Path(candidate).exists():
+    """Return a system Chromium that actually runs; None means Playwright's own download."""
+    if os.environ.get("CHROMIUM"):
+        return os.environ["CHROMIUM"]
+    for candidate in ("/usr/bin/chromium", shutil.which("chromium"), shutil.which("chromium-browser")):
+        if candidate and Path(candidate).exists() and _runs(candidate):
             return candidate
     return None
+
+
+def _runs(executable: str) -> bool:
+    """Snap wrappers exist but may not start (containers, CI); ask for the version to find out."""
+    try:
+        return subprocess.run([executable, "--headless", "--no-sandbox", "--version"], capture_output=True,
+                              timeout=60).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
 
 
 def launch(playwright):
