@@ -183,10 +183,6 @@ def load_lessons(content: Path, config: SiteConfig, scenarios: set[str]) -> tupl
     return lessons, problems
 
 
-def lessons_in_order(lessons: dict[str, Lesson]) -> list[Lesson]:
-    return sorted(lessons.values(), key=lambda lesson: (lesson.order, lesson.slug))
-
-
 def all_slugs(lessons: dict[str, dict[str, Lesson]], source_language: str) -> list[str]:
     """Return every slug of any language, in the source language's order first."""
     seen: dict[str, tuple] = {}

@@ -36,7 +36,6 @@ scenario file always gives byte-identical JSON.
 from __future__ import annotations
 
 import json
-import math
 import re
 import tomllib
 from dataclasses import dataclass
@@ -234,6 +233,3 @@ def to_json(data) -> str:
     """Serialise stably: sorted keys, no spaces, no NaN."""
     return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
-
-def is_finite_number(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)

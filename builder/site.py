@@ -12,10 +12,10 @@ from xml.sax.saxutils import escape as xml_escape
 
 import plotly
 
-from builder.content import Lesson, all_slugs, lessons_in_order
+from builder.content import Lesson, all_slugs, meta_line
 from builder.errors import Problem, UserError
 from builder.figures import TraceValues
-from builder.i18n import Language, format_number, format_vector
+from builder.i18n import Language, format_number
 from builder.markdown import pygments_css
 from builder.pages import render_page
 from builder.scenarios import scenario_to_data, to_json
@@ -38,9 +38,6 @@ def render_site(inputs, base_url: str | None, only: set[str] | None = None,
     base = (base_url.rstrip("/") + "/") if base_url else None
     sitemap: list[tuple[str, list[tuple[str, str]]]] = []
 
-    def _common(*args):
-        return {**_base_context(*args), "offline_link": offline_link}
-
     for lang in languages:
         translations = inputs.translations[lang.code]
         own = lessons[lang.code]
@@ -51,7 +48,7 @@ def render_site(inputs, base_url: str | None, only: set[str] | None = None,
             lesson, shown = _lesson_shown(lessons, lang.code, source_lang, slug)
             available = [other for other in languages if slug in lessons[other.code]]
             state = state_of(own.get(slug), lessons[source_lang].get(slug)) if lang.code != source_lang else None
-            context = _common(lang, languages, "../", base, f"{lang.code}/{slug}.html")
+            context = _context(lang, languages, "../", base, f"{lang.code}/{slug}.html", offline_link)
             context.update(
                 switcher=[_switch(other, lang, f"../{other.code}/{slug}.html") for other in languages],
                 alternates=[{"hreflang": other.html_lang, "href": f"../{other.code}/{slug}.html"} for other in available]
@@ -73,7 +70,7 @@ def render_site(inputs, base_url: str | None, only: set[str] | None = None,
             if lesson is not None:
                 sitemap.append((f"{lang.code}/{slug}.html", [(o.html_lang, f"{o.code}/{slug}.html") for o in available]))
 
-        context = _common(lang, languages, "../", base, f"{lang.code}/index.html")
+        context = _context(lang, languages, "../", base, f"{lang.code}/index.html", offline_link)
         context.update(
             switcher=[_switch(other, lang, f"../{other.code}/index.html") for other in languages],
             alternates=[{"hreflang": o.html_lang, "href": f"../{o.code}/index.html"} for o in languages]
@@ -87,7 +84,7 @@ def render_site(inputs, base_url: str | None, only: set[str] | None = None,
             problems += err.problems
         sitemap.append((f"{lang.code}/index.html", [(o.html_lang, f"{o.code}/index.html") for o in languages]))
 
-    first = languages[0] if languages[0].code == source_lang else next(l for l in languages if l.code == source_lang)
+    first = _language(languages, source_lang)  # the entry and 404 pages speak the source language
     choices = []
     for lang in languages:
         t = inputs.translations[lang.code]
@@ -95,7 +92,7 @@ def render_site(inputs, base_url: str | None, only: set[str] | None = None,
                         "href": f"{lang.code}/index.html", "title": t.gettext("Transformer lessons"),
                         "prompt": t.gettext("Read the lessons in this language")})
     for name in ("index.html", "404.html"):
-        context = _common(first, languages, "" if name == "index.html" or base is None else base, base, name)
+        context = _context(first, languages, "" if name == "index.html" or base is None else base, base, name, offline_link)
         context.update(choices=choices, switcher=[], alternates=[])
         try:
             files[name] = render_page(inputs.env, name, inputs.translations[first.code], inputs.templates,
@@ -110,9 +107,10 @@ def render_site(inputs, base_url: str | None, only: set[str] | None = None,
     return files, problems
 
 
-def _base_context(lang: Language, languages, root: str, base: str | None, path: str) -> dict:
+def _context(lang: Language, languages, root: str, base: str | None, path: str, offline_link: bool) -> dict:
+    """Return what every page's template needs."""
     return {
-        "lang": lang, "languages": languages, "root": root, "offline_link": False,
+        "lang": lang, "languages": languages, "root": root, "offline_link": offline_link,
         "canonical": f"{base}{path}" if base else None,
         "fmt": lambda value, decimals=1: format_number(value, lang.locale, decimals),
     }
@@ -188,7 +186,7 @@ def _render_lesson(inputs, lesson: Lesson, lang: Language, translations, context
     if lesson.figure and not rendered.has_interactive:
         rendered.problems.append(Problem(lesson.path, lesson.body_line, "the lesson has a figure but no `::: interactive` to place it"))
     if len(lesson.walkthrough) != len(rendered.walkthrough):
-        rendered.problems.append(Problem(lesson.path, rendered.walkthrough_line or meta_line_or_1(lesson),
+        rendered.problems.append(Problem(lesson.path, rendered.walkthrough_line or meta_line(lesson.text, "walkthrough") or 1,
                                          f"the walkthrough list has {len(rendered.walkthrough)} steps but the front "
                                          f"matter names {len(lesson.walkthrough)}"))
     if rendered.problems:
@@ -206,11 +204,6 @@ def _render_lesson(inputs, lesson: Lesson, lang: Language, translations, context
         raise UserError([Problem(lesson.path, lines.get(a), f"id {a!r} is used twice on the page (a heading id may "
                                                            "not repeat or reuse an id of the page template)") for a in duplicates])
     return page
-
-
-def meta_line_or_1(lesson: Lesson) -> int:
-    from builder.content import meta_line
-    return meta_line(lesson.text, "walkthrough") or 1
 
 
 def _twin_rows(scenario, data, locale) -> dict:
@@ -272,5 +265,3 @@ def zip_site(files: dict[str, bytes]) -> bytes:
             archive.writestr(info, files[rel])
     return buffer.getvalue()
 
-
-__all__ = ["render_site", "zip_site", "format_vector"]
