@@ -37,8 +37,9 @@ def plotted(page, meta_prefix):
 
 
 HIGHLIGHT = """() => {
-  const [ribbon, bars] = document.getElementById('figure-chart').data;
-  return { bars: bars.x.filter((x, i) => bars.marker.line.width[i] > 1), ribbon: ribbon.line.width > 2 };
+  const outline = document.getElementById('figure-chart').data.find(t => t.meta === 'highlight');
+  const xs = Array.from(outline.x);
+  return { bars: xs.filter(x => x > 0), ribbon: xs.includes(0) };
 }"""
 
 

@@ -118,8 +118,7 @@
         var ribbonEnd = s.residual ? s.depth + 0.5 : 0.5;  // residual off: cut at the entrance
         var ribbon = {
           type: "scatter", mode: "lines", name: L.ribbon, x: [-0.5, ribbonEnd], y: [base, base],
-          fill: "tozeroy", fillcolor: colors.ribbonFill,
-          line: highlight.indexOf(0) >= 0 ? { color: colors.highlight, width: 5, dash: "dot" } : { color: colors.ribbon, width: 2 },
+          fill: "tozeroy", fillcolor: colors.ribbonFill, line: { color: colors.ribbon, width: 2 },
           hoverinfo: "text", text: [hoverText(L.input, x0), hoverText(L.input, x0)], meta: "ribbon",
         };
         var bars = {
@@ -127,15 +126,26 @@
           base: s.residual ? xs.map(function () { return base; }) : undefined, width: 0.55,
           marker: { color: s.residual ? colors.on : colors.off,
                     pattern: { shape: s.residual ? "" : "/", fillmode: "overlay", fgcolor: colors.bg, solidity: 0.3 },
-                    // The walkthrough's current block: a thick outline in the highlight colour (not a
-                    // layout shape, which would cost a full relayout on every redraw).
-                    line: { color: xs.map(function (b) { return highlight.indexOf(b) >= 0 ? colors.highlight : colors.fg; }),
-                            width: xs.map(function (b) { return highlight.indexOf(b) >= 0 ? 4 : 1; }) } },
+                    line: { color: colors.fg, width: 1 } },
           text: heights.map(function (h) { return num(h, 1); }), textposition: "outside",
           textfont: { color: colors.fg }, cliponaxis: false,
           hoverinfo: "text", hovertext: hover, meta: s.residual ? "bars-on" : "bars-off",
         };
-        return [ribbon, bars];
+        // The walkthrough's current part of the chart: an empty outlined bar over it (block 0 is the
+        // input ribbon), drawn as a trace rather than a layout shape, which would cost a full relayout.
+        var marked = { x: [], y: [], base: [] };
+        highlight.forEach(function (b) {
+          marked.x.push(b);
+          marked.y.push(b === 0 ? base : heights[b - 1]);
+          marked.base.push(b === 0 || !s.residual ? 0 : base);
+        });
+        var outline = {
+          type: "bar", x: marked.x, y: marked.y, base: marked.base, meta: "highlight",
+          width: marked.x.map(function (x) { return x === 0 ? 0.95 : 0.7; }),
+          marker: { color: "rgba(0,0,0,0)", line: { color: colors.highlight, width: 4 } },
+          showlegend: false, hoverinfo: "skip",
+        };
+        return [ribbon, bars, outline];
       },
       layout: function (s) {
         var ticks = [];
@@ -307,6 +317,7 @@
     layout.margin = { l: 56, r: 16, t: 56, b: 56 };
     layout.xaxis.tickangle = 0;
     layout.dragmode = false;
+    layout.barmode = "overlay";  // the highlight outline sits on its bar, not beside it
     layout.showlegend = true;
     layout.legend = { orientation: "h", x: 0, y: 1.02, yanchor: "bottom" };
     layout.xaxis.fixedrange = true;
