@@ -223,3 +223,12 @@ def test_offline_link_appears_only_when_the_archive_is_built(tmp_path, site):
     assert parse(site / "zh" / "index.html").css_first('a[href="../offline.zip"]') is not None
     plain = build_site(CONTENT, tmp_path / "dist")
     assert "offline.zip" not in (plain / "zh" / "index.html").read_text(encoding="utf-8")
+
+
+def test_404_page_links_absolutely_when_the_base_url_is_known(tmp_path):
+    # GitHub Pages serves 404.html for a missing page at any depth, where relative links would break.
+    out = build_site(CONTENT, tmp_path / "dist", "--base-url", "https://example.org/lessons/")
+    tree = parse(out / "404.html")
+    hrefs = [a.attributes["href"] for a in tree.css(".language-choices a")]
+    assert hrefs == ["https://example.org/lessons/zh/index.html", "https://example.org/lessons/ja/index.html"]
+    assert tree.css_first('link[rel="stylesheet"]').attributes["href"] == "https://example.org/lessons/assets/site.css"

@@ -185,3 +185,21 @@ def test_serve_binds_loopback_by_default():
 
     args = _parser().parse_args(["serve"])
     assert args.host == "127.0.0.1"
+
+
+def test_preview_rebuilds_only_the_pages_an_edit_affects(tmp_path, content_copy):
+    from builder.serve import Preview
+
+    out = tmp_path / "dist"
+    preview = Preview(content_copy, out, ROOT / "templates")
+    assert preview.rebuild().startswith("rebuilt all pages")
+    untouched = (out / "zh" / "transformer-block.html").stat().st_mtime_ns
+    lesson = content_copy / "ja" / "ffn-residual.md"
+    edit(lesson, "## まとめ {#summary}", "## まとめ（改訂） {#summary}")
+    log = preview.rebuild({lesson})
+    assert log.startswith("rebuilt ja/ffn-residual.html in"), log
+    assert "まとめ（改訂）" in (out / "ja" / "ffn-residual.html").read_text(encoding="utf-8")
+    assert (out / "zh" / "transformer-block.html").stat().st_mtime_ns == untouched
+    scenario = content_copy / "scenarios" / "river-bank.toml"
+    edit(scenario, 'title = "by the river bank"', 'title = "by the river bank (edited)"')
+    assert preview.rebuild({scenario}).startswith("rebuilt all pages")
