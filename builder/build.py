@@ -21,6 +21,7 @@ from builder.i18n import SiteConfig, load_site_config
 from builder.markdown import LessonRenderer
 from builder.pages import make_environment
 from builder.scenarios import Scenario, load_scenarios
+from builder.translation import state_of
 
 MARKER = ".lesson-builder"  # marks an output folder as ours, so a rebuild may replace it
 
@@ -71,7 +72,22 @@ def gather(content: Path, templates: Path) -> tuple[Inputs, list[Problem]]:
     env = make_environment(templates)
     inputs = Inputs(content, templates, config, scenarios, lessons, translations, env, LessonRenderer())
     problems += checks.check_parity(lessons, config.source_language)
+    inputs.warnings += outdated_translations(lessons, config.source_language)
     return inputs, problems
+
+
+def outdated_translations(lessons: dict, source_language: str) -> list[Problem]:
+    """Warn about translations whose source changed since they were marked current (they still build)."""
+    warnings = []
+    for lang, by_slug in lessons.items():
+        if lang == source_language:
+            continue
+        for slug, lesson in by_slug.items():
+            state = state_of(lesson, lessons[source_language].get(slug))
+            if state.status == "outdated":
+                warnings.append(Problem(lesson.path, None, f"translation is {state.describe()}; update it, then run "
+                                                           f"`python -m builder mark-current {lang} {slug}`", "warning"))
+    return warnings
 
 
 def render_checked(content: Path, templates: Path, base_url: str | None = None,

@@ -20,7 +20,7 @@ ALLOWED = {
     "checks": {"content", "errors", "markdown"},
     "translation": {"content", "errors", "i18n", "scenarios"},
     "site": {"content", "errors", "figures", "i18n", "markdown", "pages", "scenarios", "translation"},
-    "build": {"catalogs", "checks", "content", "errors", "i18n", "markdown", "pages", "scenarios", "site"},
+    "build": {"catalogs", "checks", "content", "errors", "i18n", "markdown", "pages", "scenarios", "site", "translation"},
     "serve": {"build", "errors", "site"},
     "cli": {"build", "catalogs", "errors", "serve", "translation"},
     "__main__": {"cli"},

@@ -47,6 +47,9 @@ def test_edited_source_makes_its_translation_outdated_until_marked_current(tmp_p
     assert "outdated (mistakes)" in table
     strict = run_cli("status", "--strict", "--content", str(content_copy))
     assert strict.returncode == 1
+    built = run_cli("build", "--content", str(content_copy), "--out", str(tmp_path / "warned"))
+    assert built.returncode == 0 and "1 warning" in built.stdout
+    assert built.stderr.startswith(f"{content_copy / 'ja' / 'transformer-block.md'}: warning: translation is outdated (mistakes changed)")
     out = build_site(content_copy, tmp_path / "dist")
     banner = parse(out / "ja" / "transformer-block.html").css_first(".notice")
     assert banner is not None and "原文" in banner.text()
