@@ -6,7 +6,7 @@ from collections import Counter
 
 from builder.content import Lesson, meta_line
 from builder.errors import Problem
-from builder.markdown import make_markdown
+from builder.markdown import HEADING_ID, make_markdown
 
 _md = make_markdown()
 
@@ -20,8 +20,8 @@ def outline(lesson: Lesson) -> dict:
     for i, token in enumerate(tokens):
         line = lesson.body_line + token.map[0] if token.map else lesson.body_line
         if token.type == "heading_open":
-            content = tokens[i + 1].content
-            anchor = content.rsplit("{#", 1)[1].rstrip("} ") if "{#" in content else "?"
+            match = HEADING_ID.search(tokens[i + 1].content)
+            anchor = match.group(1) if match else "?"  # the renderer reports the missing id
             sections.append((token.tag, anchor, line))
         elif token.type == "container_walkthrough_open":
             in_walk = True

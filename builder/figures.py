@@ -30,7 +30,7 @@ from builder.engine import Trace
 from builder.i18n import format_number, format_vector
 from builder.scenarios import Scenario
 
-RUNS = {"on": ("pre", True), "off": ("pre", False), "post": ("post", True)}
+RUNS = {"on": "pre-on", "off": "pre-off", "post": "post-on"}  # names in the text → runs of the JSON contract
 REF = re.compile(
     r"(?P<run>[a-z]+):b(?P<a>\d)(?:-(?P<b>\d)|\.(?P<sub>attention|ffn)(?:\.(?P<part>delta|after|before))?)?"
     r"(?:\s+(?P<field>[a-z_]+))?"
@@ -44,13 +44,9 @@ class TraceValues:
     def __init__(self, scenario: Scenario, locale: str):
         self.scenario = scenario
         self.locale = locale
-        self._traces: dict[str, Trace] = {}
 
     def trace(self, run: str) -> Trace:
-        if run not in self._traces:
-            norm, residual = RUNS[run]
-            self._traces[run] = self.scenario.run(norm, residual)
-        return self._traces[run]
+        return self.scenario.traces[RUNS[run]]
 
     def resolve(self, ref: str) -> tuple[str, str | None]:
         """Return (text, None), or ("", problem) when the reference is wrong."""

@@ -39,6 +39,7 @@ import json
 import re
 import tomllib
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -74,8 +75,9 @@ class Scenario:
         """Run the engine to the maximum depth; shallower depths are prefixes."""
         return engine.run(self.x0, self.weights, engine.MAX_DEPTH, residual=residual, norm_position=norm_position)
 
+    @cached_property
     def traces(self) -> dict[str, engine.Trace]:
-        """Return every run the pages need, keyed as in the JSON contract."""
+        """Every run the pages need, keyed as in the JSON contract; run once per scenario."""
         return {key: self.run(norm, residual) for key, (norm, residual) in RUN_KEYS.items()}
 
 
@@ -225,7 +227,7 @@ def scenario_to_data(scenario: Scenario) -> dict:
         "tracked": scenario.tracked, "dimensions": scenario.dimensions,
         "default": {"depth": scenario.depth, "residual": scenario.residual},
         "max_depth": engine.MAX_DEPTH,
-        "runs": {key: trace_to_data(trace) for key, trace in scenario.traces().items()},
+        "runs": {key: trace_to_data(trace) for key, trace in scenario.traces.items()},
     }
 
 
