@@ -4,10 +4,12 @@ write the output folder atomically. Nothing is written until every input is know
 
 from __future__ import annotations
 
+import gc
 import os
 import shutil
 import tempfile
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,7 +19,7 @@ from builder import checks, site
 from builder.catalogs import load_translations
 from builder.content import load_lessons
 from builder.errors import Problem, UserError
-from builder.i18n import SiteConfig, load_site_config
+from builder.i18n import CATALOG_NAME, TEMPLATE_NAME, SiteConfig, load_site_config
 from builder.markdown import LessonRenderer
 from builder.pages import make_environment
 from builder.scenarios import Scenario, load_scenarios
@@ -39,6 +41,7 @@ class Inputs:
     env: object  # the Jinja environment
     renderer: LessonRenderer
     warnings: list[Problem] = field(default_factory=list)
+    memo: dict = field(default_factory=dict)  # figure parts computed once per scenario and locale
 
 
 @dataclass
@@ -47,6 +50,7 @@ class Summary:
     pages: dict[str, int]
     warnings: list[Problem]
     seconds: float
+    stages: list[tuple[str, float]] = field(default_factory=list)  # (stage, seconds), in order
 
     def describe(self) -> str:
         per_lang = ", ".join(f"{lang} {n}" for lang, n in self.pages.items())
@@ -54,26 +58,87 @@ class Summary:
         return (f"built {total} pages ({per_lang}) into {self.out} in {self.seconds:.2f} s"
                 f", {len(self.warnings)} warning{'s' if len(self.warnings) != 1 else ''}")
 
+    def describe_stages(self) -> str:
+        return "  ".join(f"{name} {seconds * 1000:.0f} ms" for name, seconds in self.stages)
 
-def gather(content: Path, templates: Path) -> tuple[Inputs, list[Problem]]:
+
+class Stopwatch:
+    """Times the stages of a build, for `build --timings` and the benchmark."""
+
+    def __init__(self):
+        self.stages: list[tuple[str, float]] = []
+        self._last = time.perf_counter()
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        self.stages.append((name, now - self._last))
+        self._last = now
+
+
+class FileMemo:
+    """What was loaded from each file, kept until the file's bytes (or what else it depends on) change.
+    The preview keeps one between rebuilds, so an edit reloads only the file edited."""
+
+    def __init__(self):
+        self._entries: dict[Path, tuple[tuple, object]] = {}
+
+    def __call__(self, path: Path, load, depends=()):
+        try:
+            key = (path.read_bytes(), depends)
+        except OSError:
+            return load()  # let the loader report the file
+        hit = self._entries.get(path)
+        if hit is not None and hit[0] == key:
+            return hit[1]
+        value = load()  # a loader's UserError propagates and nothing is remembered
+        self._entries[path] = (key, value)
+        return value
+
+
+class Workspace:
+    """What one build hands to the next in the same process (the preview): loaded files, the Jinja
+    environment (which recompiles a template only when its file changes) and every lesson's parse."""
+
+    def __init__(self):
+        self.remember = FileMemo()
+        self.renderer = LessonRenderer()
+        self.envs: dict[Path, object] = {}
+
+    def environment(self, templates: Path):
+        if templates not in self.envs:
+            self.envs[templates] = make_environment(templates)
+        return self.envs[templates]
+
+
+def gather(content: Path, templates: Path, workspace: Workspace | None = None) -> tuple[Inputs, list[Problem]]:
     """Load and validate every input, returning what loaded and every problem found on the way."""
+    workspace = workspace or Workspace()
+    remember = workspace.remember
     problems: list[Problem] = []
     config = load_site_config(content)  # without the languages nothing else can be checked
-    scenarios, found = load_scenarios(content / "scenarios")
+    scenarios, found = load_scenarios(content / "scenarios", remember)
     problems += found
     # Lessons may name a scenario that exists but failed to load: that file's own error is enough.
     on_disk = {path.stem for path in (content / "scenarios").glob("*.toml")}
-    lessons, found = load_lessons(content, config, on_disk)
+    lessons, found = load_lessons(content, config, on_disk, remember)
     problems += found
-    translations, found = load_translations(content, config)
-    problems += found
+    catalogs = tuple(_read_or_none(content / lang.code / CATALOG_NAME) for lang in config.languages)
+    translations, found = remember(content / TEMPLATE_NAME, lambda: load_translations(content, config),
+                                   (config.languages, catalogs))
+    translations, problems = dict(translations), problems + found
     for lang in config.languages:  # keep rendering with untranslated strings so later checks still run
         translations.setdefault(lang.code, NullTranslations())
-    env = make_environment(templates)
-    inputs = Inputs(content, templates, config, scenarios, lessons, translations, env, LessonRenderer())
-    problems += checks.check_parity(lessons, config.source_language)
+    env = workspace.environment(templates)
+    inputs = Inputs(content, templates, config, scenarios, lessons, translations, env, workspace.renderer)
     inputs.warnings += outdated_translations(lessons, config.source_language)
     return inputs, problems
+
+
+def _read_or_none(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
 
 
 def outdated_translations(lessons: dict, source_language: str) -> list[Problem]:
@@ -90,35 +155,57 @@ def outdated_translations(lessons: dict, source_language: str) -> list[Problem]:
     return warnings
 
 
-def render_checked(content: Path, templates: Path, base_url: str | None = None,
-                   offline_link: bool = False) -> tuple[Inputs, dict[str, bytes]]:
+def render_checked(content: Path, templates: Path, base_url: str | None = None, offline_link: bool = False,
+                   jobs: int = 1, watch: Stopwatch | None = None) -> tuple[Inputs, dict[str, bytes]]:
     """Gather, check and render everything in memory; raise one UserError listing every problem."""
-    inputs, problems = gather(content, templates)
-    files, found = site.render_site(inputs, base_url, offline_link=offline_link)
-    problems += found
+    watch = watch or Stopwatch()
+    with _without_cycle_collection():
+        inputs, problems = gather(content, templates)
+        watch.lap("gather")
+        rendering = site.render_site(inputs, base_url, offline_link=offline_link, jobs=jobs)
+        watch.lap("render")
+    problems += checks.check_parity(inputs.lessons, rendering.outlines, inputs.config.source_language)
+    problems += rendering.problems
     if problems:
         raise UserError(list(dict.fromkeys(problems)))  # each problem once, in the order found
-    return inputs, files
+    return inputs, rendering.files
 
 
-def check(content: Path, templates: Path) -> list[Problem]:
+@contextmanager
+def _without_cycle_collection():
+    """Pause Python's cycle collector while a build holds every page's parse tree: it would walk them
+    all again and again for garbage a one-shot build never needs back (it took a third of the time)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def check(content: Path, templates: Path, jobs: int = 1) -> list[Problem]:
     """Run every check a build runs, writing nothing; return the warnings."""
-    inputs, _ = render_checked(content, templates)
+    inputs, _ = render_checked(content, templates, jobs=jobs)
     return inputs.warnings
 
 
-def build(content: Path, out: Path, templates: Path, base_url: str | None = None, make_zip: bool = False) -> Summary:
+def build(content: Path, out: Path, templates: Path, base_url: str | None = None, make_zip: bool = False,
+          jobs: int = 1) -> Summary:
     """Check everything, render the site in memory, then swap it into `out` in one step."""
     started = time.perf_counter()
-    inputs, files = render_checked(content, templates, base_url, offline_link=make_zip)
+    watch = Stopwatch()
+    inputs, files = render_checked(content, templates, base_url, offline_link=make_zip, jobs=jobs, watch=watch)
     if make_zip:
         # The archive's own pages must not link to an archive they do not contain.
-        offline, _ = site.render_site(inputs, base_url, offline_link=False)
+        offline = site.render_site(inputs, base_url, offline_link=False, jobs=jobs).files
         files["offline.zip"] = site.zip_site(offline)
+        watch.lap("zip")
     write_atomically(out, files)
+    watch.lap("write")
     pages = {lang.code: sum(1 for p in files if p.startswith(f"{lang.code}/") and p.endswith(".html"))
              for lang in inputs.config.languages}
-    return Summary(out, pages, inputs.warnings, time.perf_counter() - started)
+    return Summary(out, pages, inputs.warnings, time.perf_counter() - started, watch.stages)
 
 
 def write_atomically(out: Path, files: dict[str, bytes]) -> None:

@@ -7,7 +7,9 @@ User mistakes (UserError) print `path:line: message` lines and exit 1; bad flags
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import time
 from pathlib import Path
 
 from builder.errors import UserError
@@ -41,6 +43,9 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("--zip", action="store_true",
                        help="also write <out>/offline.zip, the whole site for reading offline")
     build.add_argument("-q", "--quiet", action="store_true", help="print nothing but problems")
+    build.add_argument("--timings", action="store_true", help="also print how long each stage took")
+    build.add_argument("-j", "--jobs", type=_jobs, default=0, metavar="N",
+                       help="worker processes for lesson pages (default: 0, one per CPU; 1 renders in this process)")
 
     check = sub.add_parser("check", help="report every problem in the content, writing nothing",
                            description="Validate lessons, front matter, scenarios, catalogs, templates, figures and "
@@ -71,16 +76,38 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _jobs(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 (one per CPU) or more, got {value}")
+    return value
+
+
+def _cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))  # the CPUs this process may use, not all the machine has
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         if args.command == "build":
+            started = time.perf_counter()
             from builder.build import build
-            summary = build(args.content, args.out, args.templates, base_url=args.base_url, make_zip=args.zip)
+            imported = time.perf_counter() - started
+            summary = build(args.content, args.out, args.templates, base_url=args.base_url, make_zip=args.zip,
+                            jobs=args.jobs or _cpus())
             for warning in summary.warnings:
                 print(warning, file=sys.stderr)
             if not args.quiet:
                 print(summary.describe())
+            if args.timings:
+                print(f"timings: imports {imported * 1000:.0f} ms  {summary.describe_stages()}")
         elif args.command == "check":
             from builder.build import check
             warnings = check(args.content, args.templates)

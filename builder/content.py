@@ -151,8 +151,13 @@ def load_lesson(path: Path, lang: str, scenarios: set[str]) -> Lesson:
     return lesson
 
 
-def load_lessons(content: Path, config: SiteConfig, scenarios: set[str]) -> tuple[dict[str, dict[str, Lesson]], list[Problem]]:
-    """Load every lesson of every language: {lang: {slug: Lesson}}, collecting all problems."""
+def load_lessons(content: Path, config: SiteConfig, scenarios: set[str],
+                 remember=None) -> tuple[dict[str, dict[str, Lesson]], list[Problem]]:
+    """Load every lesson of every language: {lang: {slug: Lesson}}, collecting all problems.
+
+    `remember(path, load, depends)` may return what an earlier `load()` of an unchanged file gave."""
+    remember = remember or (lambda path, load, depends: load())
+    known = frozenset(scenarios)
     problems: list[Problem] = []
     codes = [lang.code for lang in config.languages]
     for child in sorted(content.iterdir()):
@@ -169,7 +174,7 @@ def load_lessons(content: Path, config: SiteConfig, scenarios: set[str]) -> tupl
             continue
         for path in sorted(folder.glob("*.md")):
             try:
-                lesson = load_lesson(path, code, scenarios)
+                lesson = remember(path, lambda: load_lesson(path, code, scenarios), (code, known))
             except UserError as err:
                 problems.extend(err.problems)
                 continue

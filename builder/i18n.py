@@ -11,6 +11,7 @@ import io
 import re
 import tomllib
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from babel import Locale, UnknownLocaleError
@@ -156,6 +157,12 @@ def format_number(value: float, locale: str, decimals: int = 1) -> str:
     rounded = round(float(value), decimals)
     if rounded == 0:
         rounded = 0.0  # a tiny negative rounds to 0.0, not −0.0
+    return _format_rounded(rounded, locale, decimals)
+
+
+@lru_cache(maxsize=4096)
+def _format_rounded(rounded: float, locale: str, decimals: int) -> str:
+    # Babel parses the locale and the pattern on every call; pages print the same figures many times.
     pattern = "0." + "0" * decimals if decimals else "0"
     return format_decimal(rounded, format=pattern, locale=locale).replace("-", MINUS)
 

@@ -22,20 +22,54 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from latex2mathml.converter import convert as latex_to_mathml
+from collections import Counter
+from functools import cache
+
 from markdown_it import MarkdownIt
 from mdit_py_plugins.container import container_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
-from pygments import highlight
-from pygments.formatters import HtmlFormatter
-from pygments.lexers import get_lexer_by_name
-from pygments.util import ClassNotFound
 
 from builder.errors import Problem
+
+# Pygments and latex2mathml are imported on first use: a build without code or math skips them.
 
 HEADING_ID = re.compile(r"\s*\{#([a-z][a-z0-9-]*)\}\s*$")
 LITERAL_DECIMAL = re.compile(r"(?<![\w.])[−-]?\d+\.\d+")
 CONTAINERS = ("diagram", "walkthrough", "interactive")
+FENCE_LANG = re.compile(r"^ {0,3}(?:```|~~~)[ \t]*([\w+-]+)", re.M)
+
+
+@dataclass
+class Parsed:
+    """A lesson body parsed and checked once; rendering it again (in another page) reuses it."""
+
+    tokens: list
+    sections: list[tuple[int, str, str, int]] = field(default_factory=list)  # (level, id, text, line)
+    headings: list[tuple[str, str, int]] = field(default_factory=list)  # (tag, id or "?", line), for parity
+    refs: list[tuple[str, int]] = field(default_factory=list)  # (trace reference, line)
+    steps: int = 0  # top-level items of the walkthrough list
+    walkthrough_line: int | None = None
+    has_interactive: bool = False
+    problems: list[Problem] = field(default_factory=list)
+
+    def outline(self) -> "Outline":
+        refs, lines = Counter(), {}
+        for ref, line in self.refs:
+            ref = " ".join(ref.split())
+            refs[ref] += 1
+            lines.setdefault(ref, line)
+        return Outline(tuple(self.headings), refs, lines, self.steps, self.has_interactive)
+
+
+@dataclass
+class Outline:
+    """What must match between a lesson and its translations: sections, walkthrough steps, figures."""
+
+    sections: tuple[tuple[str, str, int], ...]
+    refs: Counter
+    ref_lines: dict[str, int]
+    steps: int
+    interactive: bool
 
 
 @dataclass
@@ -51,15 +85,44 @@ class Rendered:
     problems: list[Problem] = field(default_factory=list)
 
 
+@cache
+def _lexer(lang: str):
+    """One lexer per language for the whole build: Pygments compiles a lexer's rules on creation."""
+    from pygments.lexers import get_lexer_by_name
+    from pygments.util import ClassNotFound
+    try:
+        return get_lexer_by_name(lang or "text")
+    except ClassNotFound:
+        return get_lexer_by_name("text")
+
+
+@cache
+def _formatter():
+    from pygments.formatters import HtmlFormatter
+    return HtmlFormatter(nowrap=True)  # building one computes a whole style sheet, so build it once
+
+
 def _highlight(code: str, lang: str, attrs: str) -> str:
     """Highlight fenced code; the markup starts with <pre so markdown-it does not wrap it again."""
-    try:
-        lexer = get_lexer_by_name(lang or "text")
-    except ClassNotFound:
-        lexer = get_lexer_by_name("text")
-    body = highlight(code, lexer, HtmlFormatter(nowrap=True))
+    from pygments import highlight
+    body = highlight(code, _lexer(lang), _formatter())
     label = f' data-lang="{html.escape(lang)}"' if lang else ""
     return f'<pre class="highlight" tabindex="0"{label}><code>{body}</code></pre>\n'
+
+
+def warm_up(bodies) -> None:
+    """Create the lexers these lesson bodies need now, so forked workers share them."""
+    for lang in sorted({m.group(1) for body in bodies for m in FENCE_LANG.finditer(body)}):
+        _lexer(lang)
+    if any("```" in body or "~~~" in body for body in bodies):
+        _formatter()
+
+
+@cache
+def latex_to_mathml(content: str, display: str = "inline") -> str:
+    """MathML for a formula; each is checked once and rendered once, then remembered."""
+    from latex2mathml.converter import convert
+    return convert(content, display=display)
 
 
 def _math_problem(content: str) -> str | None:
@@ -118,26 +181,41 @@ class LessonRenderer:
             rules[f"container_{name}_close"] = getattr(self, f"_close_{name}")
         for rule, method in rules.items():
             self.md.add_render_rule(rule, lambda _renderer, *args, m=method: m(*args))
+        self._parsed: dict[tuple[Path, int], tuple[str, Parsed]] = {}
+
+    def parse(self, body: str, path: Path, first_line: int) -> Parsed:
+        """Parse and check `body` (whose first line is line `first_line` of `path`), once per text."""
+        key = (path, first_line)
+        cached = self._parsed.get(key)
+        if cached is not None and cached[0] == body:
+            return cached[1]
+        try:
+            parsed = Parsed(self.md.parse(body, {}))
+        except Exception as err:  # plugins raise assorted errors on bad input
+            parsed = Parsed([], problems=[Problem(path, first_line, f"cannot parse Markdown: {err}")])
+        else:
+            self._annotate(parsed, path, first_line)
+        self._parsed[key] = (body, parsed)  # keyed by file, so an edited lesson replaces its old entry
+        return parsed
 
     def render(self, body: str, path: Path, first_line: int, resolve, figure_html: str = "") -> Rendered:
         """Render `body` (whose first line is line `first_line` of `path`)."""
-        out = Rendered(html="")
+        parsed = self.parse(body, path, first_line)
+        out = Rendered(html="", sections=parsed.sections, refs=parsed.refs, walkthrough_line=parsed.walkthrough_line,
+                       has_interactive=parsed.has_interactive, problems=list(parsed.problems))
+        if not parsed.tokens:
+            return out
         env = {"resolve": resolve, "out": out, "path": path, "figure_html": figure_html}
         try:
-            tokens = self.md.parse(body, env)
-        except Exception as err:  # latex2mathml and plugins raise assorted errors on bad input
-            out.problems.append(Problem(path, first_line, f"cannot parse Markdown: {err}"))
-            return out
-        self._annotate(tokens, path, first_line, out)
-        try:
-            out.html = self.md.renderer.render(tokens, self.md.options, env)
+            out.html = self.md.renderer.render(parsed.tokens, self.md.options, env)
         except Exception as err:  # most often invalid LaTeX inside $...$
             line = env.get("line", first_line)
             out.problems.append(Problem(path, line, f"cannot render: {type(err).__name__}: {err}"))
         return out
 
-    def _annotate(self, tokens, path, first_line, out: Rendered) -> None:
+    def _annotate(self, out: Parsed, path, first_line) -> None:
         """Give headings their ids, record lines, and check prose for what is not allowed."""
+        tokens = out.tokens
         in_walkthrough = False
         walk_depth = 0
         for i, token in enumerate(tokens):
@@ -151,6 +229,7 @@ class LessonRenderer:
                 last = inline.children[-1] if inline.children else None
                 match = HEADING_ID.search(last.content) if last is not None and last.type == "text" else None
                 if match is None:
+                    out.headings.append((token.tag, "?", line))  # the problem below says what is wrong
                     out.problems.append(Problem(path, line, f"heading {inline.content!r} needs a stable id, "
                                                             "e.g. `## Title {#section-name}`"))
                     continue
@@ -158,6 +237,7 @@ class LessonRenderer:
                 inline.content = HEADING_ID.sub("", inline.content)
                 token.attrSet("id", match.group(1))
                 out.sections.append((level, match.group(1), inline.content, line))
+                out.headings.append((token.tag, match.group(1), line))
             elif token.type == "container_walkthrough_open":
                 in_walkthrough, walk_depth = True, 0
                 out.walkthrough_line = line
@@ -167,6 +247,9 @@ class LessonRenderer:
                 out.has_interactive = True
             elif in_walkthrough and token.type == "list_item_open":
                 walk_depth += 1
+                out.steps += walk_depth == 1
+            elif in_walkthrough and token.type == "list_item_close":
+                walk_depth -= 1
             elif token.type == "inline":
                 for child in token.children or []:
                     child.meta = {**(child.meta or {}), "line": line + (child.meta or {}).get("offset", 0)}
@@ -241,4 +324,5 @@ class LessonRenderer:
 
 def pygments_css(style: str, selector: str) -> str:
     """Return Pygments' token colours for `style`, scoped under `selector`."""
+    from pygments.formatters import HtmlFormatter
     return HtmlFormatter(style=style).get_style_defs(selector)

@@ -80,6 +80,15 @@ class Scenario:
         """Every run the pages need, keyed as in the JSON contract; run once per scenario."""
         return {key: self.run(norm, residual) for key, (norm, residual) in RUN_KEYS.items()}
 
+    @cached_property
+    def data(self) -> dict:
+        """The scenario and all its runs as the JSON contract, shaped once for every page that embeds it."""
+        return scenario_to_data(self)
+
+    @cached_property
+    def data_json(self) -> str:
+        return to_json(self.data)
+
 
 def line_of(text: str, key: str, section: str | None = None) -> int | None:
     """Return the 1-based line where `key = ...` is set (inside `[section]` if given)."""
@@ -187,12 +196,16 @@ def _shape_text(shape) -> str:
     return "(" + ", ".join(str(n) for n in shape) + ")"
 
 
-def load_scenarios(folder: Path) -> tuple[dict[str, Scenario], list[Problem]]:
-    """Load every scenario in `folder`, collecting all problems instead of stopping at the first."""
+def load_scenarios(folder: Path, remember=None) -> tuple[dict[str, Scenario], list[Problem]]:
+    """Load every scenario in `folder`, collecting all problems instead of stopping at the first.
+
+    `remember(path, load, depends)` may return what an earlier `load()` of an unchanged file gave,
+    so an unchanged scenario keeps its traces instead of running the engine again."""
+    remember = remember or (lambda path, load, depends: load())
     scenarios, problems = {}, []
     for path in sorted(folder.glob("*.toml")):
         try:
-            scenarios[path.stem] = load_scenario(path)
+            scenarios[path.stem] = remember(path, lambda: load_scenario(path), ())
         except UserError as err:
             problems.extend(err.problems)
     return scenarios, problems

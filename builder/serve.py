@@ -16,7 +16,8 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from builder.build import gather, write_atomically
+from builder.build import Workspace, gather, write_atomically
+from builder.checks import check_parity
 from builder.errors import UserError
 from builder import site
 
@@ -56,15 +57,18 @@ class Preview:
         self.errors: list[str] = []
         self.files: dict[str, bytes] = {}
         self.lock = threading.Lock()
+        self.workspace = Workspace()  # unchanged files stay loaded and parsed between rebuilds
 
     def rebuild(self, changed: set[Path] | None = None) -> str:
         """Rebuild everything, or only the lesson pages `changed` files affect; return a log line."""
         started = time.perf_counter()
         only = self._affected_slugs(changed)
         try:
-            inputs, problems = gather(self.content, self.templates)
-            files, found = site.render_site(inputs, None, only=only)
-            problems += found
+            inputs, problems = gather(self.content, self.templates, self.workspace)
+            rendering = site.render_site(inputs, None, only=only)
+            problems += check_parity(inputs.lessons, rendering.outlines, inputs.config.source_language)
+            problems += rendering.problems
+            files = rendering.files
             if problems:
                 raise UserError(list(dict.fromkeys(problems)))
         except UserError as err:

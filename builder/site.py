@@ -4,71 +4,79 @@ sitemap, and the assets. Every internal link is relative and names a file.
 
 from __future__ import annotations
 
+import importlib.util
 import io
+import multiprocessing
 import re
 import zipfile
+from dataclasses import dataclass, field
 from pathlib import Path
-from xml.sax.saxutils import escape as xml_escape
 
-import plotly
-
-from builder.content import Lesson, all_slugs, meta_line
+from builder.content import FIGURES, Lesson, all_slugs, meta_line
 from builder.errors import Problem, UserError
 from builder.figures import TraceValues
 from builder.i18n import Language, format_number
-from builder.markdown import pygments_css
+from builder.markdown import Outline, pygments_css, warm_up
 from builder.pages import render_page
-from builder.scenarios import scenario_to_data, to_json
+from builder.scenarios import to_json
 from builder.translation import state_of
 
-PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+# Found without importing plotly, which would cost more than the rest of the build's imports.
+PLOTLY_JS = Path(importlib.util.find_spec("plotly").submodule_search_locations[0]) / "package_data" / "plotly.min.js"
+MIN_SLUGS_PER_JOB = 16  # below this a worker process costs more than it saves
 ZIP_DATE = (2020, 1, 1, 0, 0, 0)  # fixed, so the archive is reproducible
 
 
+@dataclass
+class Rendering:
+    """Every file of the site (or of a partial rebuild), the problems found, and each lesson's outline."""
+
+    files: dict[str, bytes]
+    problems: list[Problem]
+    outlines: dict[tuple[str, str], Outline]  # (lang, slug) → what the parity check compares
+
+
+@dataclass
+class _Plan:
+    """What every lesson page needs to know about the site around it."""
+
+    base: str | None
+    offline_link: bool
+    listed: dict[str, list[str]]  # lang → slugs in list order
+    position: dict[str, dict[str, int]] = field(init=False)  # lang → slug → index in `listed`
+
+    def __post_init__(self):
+        self.position = {lang: {slug: i for i, slug in enumerate(slugs)} for lang, slugs in self.listed.items()}
+
+
 def render_site(inputs, base_url: str | None, only: set[str] | None = None,
-                offline_link: bool = False) -> tuple[dict[str, bytes], list[Problem]]:
-    """Return ({relative path: bytes}, problems) for the whole site, or with `only`, for the lesson
-    pages of those slugs plus the small pages every lesson appears on (lists, entry, 404)."""
-    files: dict[str, bytes] = {}
-    problems: list[Problem] = []
+                offline_link: bool = False, jobs: int = 1) -> Rendering:
+    """Render the whole site in memory, or with `only`, the lesson pages of those slugs plus the small
+    pages every lesson appears on (lists, entry, 404). With jobs > 1, lesson pages render in that many
+    worker processes."""
     config, lessons = inputs.config, inputs.lessons
     source_lang = config.source_language
     slugs = all_slugs(lessons, source_lang)
     languages = config.languages
     base = (base_url.rstrip("/") + "/") if base_url else None
-    sitemap: list[tuple[str, list[tuple[str, str]]]] = []
+    plan = _Plan(base, offline_link, {lang.code: _lesson_list(lessons, lang.code, source_lang, slugs) for lang in languages})
+    units = [slug for slug in slugs if only is None or slug in only]
+    results = dict(zip(units, _render_units(inputs, plan, units, jobs)))
 
-    for lang in languages:
+    out = Rendering({}, [], {})
+    sitemap: list[tuple[str, list[tuple[str, str]]]] = []
+    for lang in languages:  # gather the workers' results in page order, so the output does not depend on them
         translations = inputs.translations[lang.code]
-        own = lessons[lang.code]
-        listed = _lesson_list(lessons, lang.code, source_lang, slugs)
-        for index, slug in enumerate(listed):
-            if only is not None and slug not in only:
+        listed = plan.listed[lang.code]
+        for slug in listed:
+            if slug not in results:
                 continue
-            lesson, shown = _lesson_shown(lessons, lang.code, source_lang, slug)
-            available = [other for other in languages if slug in lessons[other.code]]
-            state = state_of(own.get(slug), lessons[source_lang].get(slug)) if lang.code != source_lang else None
-            context = _context(lang, languages, "../", base, f"{lang.code}/{slug}.html", offline_link)
-            context.update(
-                switcher=[_switch(other, lang, f"../{other.code}/{slug}.html") for other in languages],
-                alternates=[{"hreflang": other.html_lang, "href": f"../{other.code}/{slug}.html"} for other in available]
-                + ([{"hreflang": "x-default", "href": f"../{source_lang}/{slug}.html"}] if slug in lessons[source_lang] else []),
-                notice=None if lesson is not None and (state is None or state.status == "current")
-                else ("outdated" if lesson is not None else "untranslated"),
-                notice_href=f"../{shown.lang if lesson is None else source_lang}/{slug}.html",
-                notice_lang=_language(languages, shown.lang if lesson is None else source_lang),
-                content_lang=_language(languages, shown.lang),
-                prev=_neighbour(lessons, listed, index - 1, lang.code, source_lang),
-                next=_neighbour(lessons, listed, index + 1, lang.code, source_lang),
-            )
-            try:
-                page = _render_lesson(inputs, shown, lang, translations, context)
-            except UserError as err:
-                problems += err.problems
-                continue
-            files[f"{lang.code}/{slug}.html"] = page.encode("utf-8")
-            if lesson is not None:
-                sitemap.append((f"{lang.code}/{slug}.html", [(o.html_lang, f"{o.code}/{slug}.html") for o in available]))
+            page = results[slug].pages[lang.code]
+            out.problems += page.problems
+            if page.html is not None:
+                out.files[f"{lang.code}/{slug}.html"] = page.html
+            if page.sitemap is not None:
+                sitemap.append(page.sitemap)
 
         context = _context(lang, languages, "../", base, f"{lang.code}/index.html", offline_link)
         context.update(
@@ -78,11 +86,13 @@ def render_site(inputs, base_url: str | None, only: set[str] | None = None,
             lessons=[_list_entry(lessons, lang.code, source_lang, slug, languages) for slug in listed],
         )
         try:
-            files[f"{lang.code}/index.html"] = render_page(inputs.env, "list.html", translations, inputs.templates,
-                                                           **context).encode("utf-8")
+            out.files[f"{lang.code}/index.html"] = render_page(inputs.env, "list.html", translations, inputs.templates,
+                                                               **context).encode("utf-8")
         except UserError as err:
-            problems += err.problems
+            out.problems += err.problems
         sitemap.append((f"{lang.code}/index.html", [(o.html_lang, f"{o.code}/index.html") for o in languages]))
+    for result in results.values():
+        out.outlines.update(result.outlines)
 
     first = _language(languages, source_lang)  # the entry and 404 pages speak the source language
     choices = []
@@ -95,16 +105,106 @@ def render_site(inputs, base_url: str | None, only: set[str] | None = None,
         context = _context(first, languages, "" if name == "index.html" or base is None else base, base, name, offline_link)
         context.update(choices=choices, switcher=[], alternates=[])
         try:
-            files[name] = render_page(inputs.env, name, inputs.translations[first.code], inputs.templates,
-                                      **context).encode("utf-8")
+            out.files[name] = render_page(inputs.env, name, inputs.translations[first.code], inputs.templates,
+                                          **context).encode("utf-8")
         except UserError as err:
-            problems += err.problems
+            out.problems += err.problems
     if base:
-        files["sitemap.xml"] = _sitemap(base, sitemap).encode("utf-8")
-    files[".nojekyll"] = b""
+        out.files["sitemap.xml"] = _sitemap(base, sitemap).encode("utf-8")
+    out.files[".nojekyll"] = b""
     if only is None:
-        files.update(_assets(inputs.templates))
-    return files, problems
+        out.files.update(_assets(inputs.templates))
+    return out
+
+
+@dataclass
+class _Page:
+    html: bytes | None
+    problems: list[Problem]
+    sitemap: tuple[str, list[tuple[str, str]]] | None
+
+
+@dataclass
+class _Unit:
+    """One slug's pages in every language, and its lessons' outlines."""
+
+    pages: dict[str, _Page]
+    outlines: dict[tuple[str, str], Outline]
+
+
+_WORK = None  # (inputs, plan), set just before forking so workers inherit it instead of receiving a copy
+
+
+def _render_units(inputs, plan: _Plan, units: list[str], jobs: int) -> list[_Unit]:
+    """Render each slug's pages, in worker processes when there are enough pages to be worth it."""
+    global _WORK
+    jobs = min(jobs, len(units) // MIN_SLUGS_PER_JOB)
+    if jobs < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        return [_render_unit(inputs, plan, slug) for slug in units]
+    _warm_up(inputs)
+    chunks = [units[i::jobs * 4] for i in range(jobs * 4)]  # interleaved, so long and short lessons mix
+    _WORK = (inputs, plan)
+    try:
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            done = pool.map(_render_chunk, chunks)
+    finally:
+        _WORK = None
+    by_slug = {slug: unit for chunk, results in zip(chunks, done) for slug, unit in zip(chunk, results)}
+    return [by_slug[slug] for slug in units]
+
+
+def _render_chunk(slugs: list[str]) -> list[_Unit]:
+    inputs, plan = _WORK
+    return [_render_unit(inputs, plan, slug) for slug in slugs]
+
+
+def _warm_up(inputs) -> None:
+    """Do once, before forking, what every worker would otherwise do for itself."""
+    for name in ["lesson.html", *(f"figures/{kind}.html" for kind in FIGURES)]:
+        try:
+            inputs.env.get_template(name)
+        except Exception:  # a broken template is reported by the page that uses it
+            pass
+    warm_up([lesson.body for by_slug in inputs.lessons.values() for lesson in by_slug.values()])
+    for scenario in inputs.scenarios.values():
+        scenario.data_json
+
+
+def _render_unit(inputs, plan: _Plan, slug: str) -> _Unit:
+    config, lessons = inputs.config, inputs.lessons
+    source_lang, languages = config.source_language, config.languages
+    unit = _Unit({}, {})
+    for lang in languages:
+        own = lessons[lang.code].get(slug)
+        if own is not None:
+            unit.outlines[(lang.code, slug)] = inputs.renderer.parse(own.body, own.path, own.body_line).outline()
+    for lang in languages:
+        listed = plan.listed[lang.code]
+        index = plan.position[lang.code][slug]
+        lesson, shown = _lesson_shown(lessons, lang.code, source_lang, slug)
+        available = [other for other in languages if slug in lessons[other.code]]
+        state = state_of(lesson, lessons[source_lang].get(slug)) if lang.code != source_lang else None
+        context = _context(lang, languages, "../", plan.base, f"{lang.code}/{slug}.html", plan.offline_link)
+        context.update(
+            switcher=[_switch(other, lang, f"../{other.code}/{slug}.html") for other in languages],
+            alternates=[{"hreflang": other.html_lang, "href": f"../{other.code}/{slug}.html"} for other in available]
+            + ([{"hreflang": "x-default", "href": f"../{source_lang}/{slug}.html"}] if slug in lessons[source_lang] else []),
+            notice=None if lesson is not None and (state is None or state.status == "current")
+            else ("outdated" if lesson is not None else "untranslated"),
+            notice_href=f"../{shown.lang if lesson is None else source_lang}/{slug}.html",
+            notice_lang=_language(languages, shown.lang if lesson is None else source_lang),
+            content_lang=_language(languages, shown.lang),
+            prev=_neighbour(lessons, listed, index - 1, lang.code, source_lang),
+            next=_neighbour(lessons, listed, index + 1, lang.code, source_lang),
+        )
+        try:
+            html = _render_lesson(inputs, shown, lang, inputs.translations[lang.code], context).encode("utf-8")
+        except UserError as err:
+            unit.pages[lang.code] = _Page(None, err.problems, None)
+            continue
+        entry = (f"{lang.code}/{slug}.html", [(o.html_lang, f"{o.code}/{slug}.html") for o in available])
+        unit.pages[lang.code] = _Page(html, [], entry if lesson is not None else None)
+    return unit
 
 
 def _context(lang: Language, languages, root: str, base: str | None, path: str, offline_link: bool) -> dict:
@@ -164,24 +264,27 @@ def _render_lesson(inputs, lesson: Lesson, lang: Language, translations, context
     scenario = inputs.scenarios.get(lesson.scenario) if lesson.scenario else None
     if lesson.scenario and scenario is None:
         raise UserError([])  # the scenario file's own problem is already reported
-    values = TraceValues(scenario, shown_lang.locale) if scenario else None
-
     def resolve(ref):
-        if values is None:
+        if scenario is None:
             return "", "trace values need a scenario in the front matter"
-        return values.resolve(ref)
+        return _remembered(inputs, ("ref", shown_lang.locale, ref), scenario,
+                           lambda scenario, locale: TraceValues(scenario, locale).resolve(ref))
 
-    figure_html, figure_data = "", None
+    figure_html, figure_json = "", None
     if lesson.figure and scenario:
-        data = scenario_to_data(scenario)
         dims = [translations.pgettext("dimension", key) for key in scenario.dimensions]
-        figure_data = {"kind": lesson.figure, "trace": data, "walkthrough": lesson.walkthrough,
-                       "dimensions": dims, "locale": lang.locale}
-        figure_html = render_page(inputs.env, f"figures/{lesson.figure}.html", translations, inputs.templates,
-                                  **context, lesson=lesson, data=data, dims=dims,
-                                  twin=_twin_rows(scenario, data, lang.locale),
-                                  compare=_compare_rows(data, scenario.tracked, lang.locale),
-                                  figure_json=to_json(figure_data))
+        # The trace is serialised once per scenario; each page adds its own few members around it.
+        figure_json = _json_object({"kind": to_json(lesson.figure), "trace": scenario.data_json,
+                                    "walkthrough": to_json(lesson.walkthrough), "dimensions": to_json(dims),
+                                    "locale": to_json(lang.locale)})
+
+        def figure(scenario, _):  # sees only what its memo key names, so a remembered figure cannot be stale
+            return render_page(inputs.env, f"figures/{lesson.figure}.html", translations, inputs.templates,
+                               kind=lesson.figure, walkthrough=lesson.walkthrough, data=scenario.data, dims=dims,
+                               twin=_remembered(inputs, ("twin", lang.locale), scenario, _twin_rows),
+                               compare=_remembered(inputs, ("compare", lang.locale), scenario, _compare_rows),
+                               figure_json=figure_json)
+        figure_html = _remembered(inputs, ("figure", lang.code, lesson.figure, figure_json), scenario, figure)
     rendered = inputs.renderer.render(lesson.body, lesson.path, lesson.body_line, resolve, figure_html)
     if lesson.figure and not rendered.has_interactive:
         rendered.problems.append(Problem(lesson.path, lesson.body_line, "the lesson has a figure but no `::: interactive` to place it"))
@@ -193,7 +296,7 @@ def _render_lesson(inputs, lesson: Lesson, lang: Language, translations, context
         raise UserError(rendered.problems)
     toc = [{"level": level, "id": anchor, "text": text} for level, anchor, text, _ in rendered.sections if level == 2]
     page = render_page(inputs.env, "lesson.html", translations, inputs.templates, **context,
-                       lesson=lesson, body=rendered.html, toc=toc, figure=figure_data)
+                       lesson=lesson, body=rendered.html, toc=toc, figure=figure_json is not None)
     seen, duplicates = set(), []
     for anchor in re.findall(r'\sid="([^"]+)"', page):
         if anchor in seen:
@@ -206,8 +309,23 @@ def _render_lesson(inputs, lesson: Lesson, lang: Language, translations, context
     return page
 
 
-def _twin_rows(scenario, data, locale) -> dict:
+def _json_object(members: dict[str, str]) -> str:
+    """A JSON object from members already serialised, with keys sorted as `to_json` sorts them."""
+    return "{" + ",".join(f"{to_json(key)}:{members[key]}" for key in sorted(members)) + "}"
+
+
+def _remembered(inputs, key: tuple, scenario, make):
+    """Return make(scenario, locale), computed once per scenario object and locale."""
+    key = (*key, scenario.name)
+    hit = inputs.memo.get(key)
+    if hit is None or hit[0] is not scenario:  # a reloaded scenario (in the preview) starts afresh
+        hit = inputs.memo[key] = (scenario, make(scenario, key[1]))
+    return hit[1]
+
+
+def _twin_rows(scenario, locale) -> dict:
     """The text twin of the depth map for the default state, for readers without JavaScript."""
+    data = scenario.data
     run = data["runs"]["pre-on" if scenario.residual else "pre-off"]
     t = scenario.tracked
     rows = [{"block": 0, "vector": [format_number(v, locale, 2) for v in run["x0"][t]], "measure": format_number(0, locale, 2)}]
@@ -219,20 +337,25 @@ def _twin_rows(scenario, data, locale) -> dict:
     return {"residual": scenario.residual, "rows": rows}
 
 
-def _compare_rows(data, tracked, locale) -> list[dict]:
+def _compare_rows(scenario, locale) -> list[dict]:
     """Stream length per block under pre-norm and post-norm, for the norm-compare figure's table."""
+    data, tracked = scenario.data, scenario.tracked
     pre, post = data["runs"]["pre-on"]["blocks"]["length"], data["runs"]["post-on"]["blocks"]["length"]
     return [{"block": b + 1, "pre": format_number(pre[b][tracked], locale, 2), "post": format_number(post[b][tracked], locale, 2)}
             for b in range(len(pre))]
+
+
+def _xml_escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _sitemap(base: str, entries) -> str:
     out = ['<?xml version="1.0" encoding="UTF-8"?>',
            '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:xhtml="http://www.w3.org/1999/xhtml">']
     for path, alternates in entries:
-        out.append(f"  <url><loc>{xml_escape(base + path)}</loc>")
+        out.append(f"  <url><loc>{_xml_escape(base + path)}</loc>")
         for hreflang, alt in alternates:
-            out.append(f'    <xhtml:link rel="alternate" hreflang="{hreflang}" href="{xml_escape(base + alt)}"/>')
+            out.append(f'    <xhtml:link rel="alternate" hreflang="{hreflang}" href="{_xml_escape(base + alt)}"/>')
         out.append("  </url>")
     out.append("</urlset>")
     return "\n".join(out) + "\n"

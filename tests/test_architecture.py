@@ -21,7 +21,7 @@ ALLOWED = {
     "translation": {"content", "errors", "i18n", "scenarios"},
     "site": {"content", "errors", "figures", "i18n", "markdown", "pages", "scenarios", "translation"},
     "build": {"catalogs", "checks", "content", "errors", "i18n", "markdown", "pages", "scenarios", "site", "translation"},
-    "serve": {"build", "errors", "site"},
+    "serve": {"build", "checks", "errors", "site"},
     "cli": {"build", "catalogs", "errors", "serve", "translation"},
     "__main__": {"cli"},
     "__init__": set(),
