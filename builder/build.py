@@ -9,6 +9,7 @@ import os
 import shutil
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +26,7 @@ from builder.pages import make_environment
 from builder.scenarios import Scenario, load_scenarios
 from builder.translation import state_of
 
+WRITERS = 8  # threads creating output files
 MARKER = ".lesson-builder"  # marks an output folder as ours, so a rebuild may replace it
 
 
@@ -156,13 +158,14 @@ def outdated_translations(lessons: dict, source_language: str) -> list[Problem]:
 
 
 def render_checked(content: Path, templates: Path, base_url: str | None = None, offline_link: bool = False,
-                   jobs: int = 1, watch: Stopwatch | None = None) -> tuple[Inputs, dict[str, bytes]]:
-    """Gather, check and render everything in memory; raise one UserError listing every problem."""
+                   jobs: int = 1, watch: Stopwatch | None = None, on_pages=None) -> tuple[Inputs, dict[str, bytes]]:
+    """Gather, check and render everything in memory; raise one UserError listing every problem.
+    `on_pages(files)` is called with each batch of lesson pages as soon as it is rendered."""
     watch = watch or Stopwatch()
     with _without_cycle_collection():
         inputs, problems = gather(content, templates)
         watch.lap("gather")
-        rendering = site.render_site(inputs, base_url, offline_link=offline_link, jobs=jobs)
+        rendering = site.render_site(inputs, base_url, offline_link=offline_link, jobs=jobs, on_pages=on_pages)
         watch.lap("render")
     problems += checks.check_parity(inputs.lessons, rendering.outlines, inputs.config.source_language)
     problems += rendering.problems
@@ -192,49 +195,87 @@ def check(content: Path, templates: Path, jobs: int = 1) -> list[Problem]:
 
 def build(content: Path, out: Path, templates: Path, base_url: str | None = None, make_zip: bool = False,
           jobs: int = 1) -> Summary:
-    """Check everything, render the site in memory, then swap it into `out` in one step."""
+    """Check everything and render the site, writing pages into a staging folder as they are ready;
+    swap it into `out` in one step only when the whole site built without a problem."""
     started = time.perf_counter()
     watch = Stopwatch()
-    inputs, files = render_checked(content, templates, base_url, offline_link=make_zip, jobs=jobs, watch=watch)
-    if make_zip:
-        # The archive's own pages must not link to an archive they do not contain.
-        offline = site.render_site(inputs, base_url, offline_link=False, jobs=jobs).files
-        files["offline.zip"] = site.zip_site(offline)
-        watch.lap("zip")
-    write_atomically(out, files)
+    with Staging(out) as staging:
+        inputs, files = render_checked(content, templates, base_url, offline_link=make_zip, jobs=jobs, watch=watch,
+                                       on_pages=staging.write)
+        if make_zip:
+            # The archive's own pages must not link to an archive they do not contain.
+            offline = site.render_site(inputs, base_url, offline_link=False, jobs=jobs).files
+            files["offline.zip"] = site.zip_site(offline)
+            watch.lap("zip")
+        staging.commit(files)
     watch.lap("write")
     pages = {lang.code: sum(1 for p in files if p.startswith(f"{lang.code}/") and p.endswith(".html"))
              for lang in inputs.config.languages}
     return Summary(out, pages, inputs.warnings, time.perf_counter() - started, watch.stages)
 
 
+class Staging:
+    """A fresh folder beside `out` that replaces `out` in one rename when the build succeeds, and is
+    deleted when it fails, so `out` is never half-written. Pages may be written into it while the
+    rest of the site is still rendering: creating a file costs about a millisecond of waiting on
+    the file system, not of CPU, so threads create them while the workers render."""
+
+    def __init__(self, out: Path):
+        out = out.absolute()
+        if out.exists() and not out.is_dir():
+            raise UserError(Problem(out, None, "output path exists and is not a folder"))
+        if out.is_dir() and any(out.iterdir()) and not (out / MARKER).exists():
+            raise UserError(Problem(out, None, f"output folder is not empty and was not made by this builder "
+                                               f"(no {MARKER} file); refusing to replace it"))
+        try:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            self.folder = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-", dir=out.parent))
+        except OSError as err:
+            raise UserError(Problem(out.parent, None, f"cannot write the output folder: {err.strerror}")) from None
+        self.out = out
+        self.written: set[str] = set()
+        self._writers = ThreadPoolExecutor(WRITERS)
+        self._pending = []
+
+    def __enter__(self) -> "Staging":
+        return self
+
+    def __exit__(self, kind, error, trace) -> None:
+        self._writers.shutdown(wait=True, cancel_futures=True)
+        if self.folder.exists():  # not committed: the build failed or was interrupted
+            shutil.rmtree(self.folder, ignore_errors=True)
+
+    def write(self, files: dict[str, bytes]) -> None:
+        """Start writing `files` (relative path → bytes); errors surface in `commit`."""
+        for rel, data in files.items():
+            self.written.add(rel)
+            self._pending.append(self._writers.submit(self._write, self.folder / rel, data))
+
+    @staticmethod
+    def _write(path: Path, data: bytes) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+
+    def commit(self, files: dict[str, bytes]) -> None:
+        """Write what of `files` is not written yet, wait for every write, then swap the folder in."""
+        self.write({rel: data for rel, data in files.items() if rel not in self.written})
+        old = self.out.parent / f".{self.out.name}.old-{os.getpid()}"
+        try:
+            for pending in self._pending:
+                pending.result()
+            (self.folder / MARKER).write_text("Built by `python -m builder build`; safe to delete.\n", encoding="utf-8")
+            self.folder.chmod(0o755)
+            if self.out.exists():
+                self.out.rename(old)
+            self.folder.rename(self.out)
+        except OSError as err:
+            if old.exists() and not self.out.exists():
+                old.rename(self.out)
+            raise UserError(Problem(self.out, None, f"cannot write the output folder: {err.strerror}")) from None
+        shutil.rmtree(old, ignore_errors=True)
+
+
 def write_atomically(out: Path, files: dict[str, bytes]) -> None:
     """Write `files` into a fresh folder beside `out`, then swap it in; on any failure `out` is untouched."""
-    out = out.absolute()
-    if out.exists() and not out.is_dir():
-        raise UserError(Problem(out, None, "output path exists and is not a folder"))
-    if out.is_dir() and any(out.iterdir()) and not (out / MARKER).exists():
-        raise UserError(Problem(out, None, f"output folder is not empty and was not made by this builder "
-                                           f"(no {MARKER} file); refusing to replace it"))
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-", dir=out.parent))
-    except OSError as err:
-        raise UserError(Problem(out.parent, None, f"cannot write the output folder: {err.strerror}")) from None
-    old = out.parent / f".{out.name}.old-{os.getpid()}"
-    try:
-        for rel, data in sorted(files.items()):
-            target = staging / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
-        (staging / MARKER).write_text("Built by `python -m builder build`; safe to delete.\n", encoding="utf-8")
-        staging.chmod(0o755)
-        if out.exists():
-            out.rename(old)
-        staging.rename(out)
-    except OSError as err:
-        shutil.rmtree(staging, ignore_errors=True)
-        if old.exists() and not out.exists():
-            old.rename(out)
-        raise UserError(Problem(out, None, f"cannot write the output folder: {err.strerror}")) from None
-    shutil.rmtree(old, ignore_errors=True)
+    with Staging(out) as staging:
+        staging.commit(files)

@@ -110,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"timings: imports {imported * 1000:.0f} ms  {summary.describe_stages()}")
         elif args.command == "check":
             from builder.build import check
-            warnings = check(args.content, args.templates)
+            warnings = check(args.content, args.templates, jobs=_cpus())
             for warning in warnings:
                 print(warning, file=sys.stderr)
             print("check: no problems" + (f" ({len(warnings)} warnings)" if warnings else ""))

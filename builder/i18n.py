@@ -40,7 +40,7 @@ class Language:
     @property
     def name(self) -> str:
         """Return the language's CLDR name in its own script."""
-        return Locale.parse(self.locale).get_display_name(self.locale)
+        return _display_name(self.locale)
 
 
 @dataclass(frozen=True)
@@ -150,6 +150,11 @@ def catalog_counts(catalog: Catalog, template: Catalog) -> dict[str, int]:
         else:
             counts["translated"] += 1
     return counts
+
+
+@lru_cache(maxsize=None)
+def _display_name(locale: str) -> str:
+    return Locale.parse(locale).get_display_name(locale)  # every page's switcher names every language
 
 
 def format_number(value: float, locale: str, decimals: int = 1) -> str:

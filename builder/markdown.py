@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from collections import Counter
-from functools import cache
+from functools import cache, lru_cache
 
 from markdown_it import MarkdownIt
 from mdit_py_plugins.container import container_plugin
@@ -102,10 +102,16 @@ def _formatter():
     return HtmlFormatter(nowrap=True)  # building one computes a whole style sheet, so build it once
 
 
+@lru_cache(maxsize=4096)
+def _highlighted(code: str, lang: str) -> str:
+    # A lesson's translations usually share its code blocks verbatim, and lexing is the slow part.
+    from pygments import highlight
+    return highlight(code, _lexer(lang), _formatter())
+
+
 def _highlight(code: str, lang: str, attrs: str) -> str:
     """Highlight fenced code; the markup starts with <pre so markdown-it does not wrap it again."""
-    from pygments import highlight
-    body = highlight(code, _lexer(lang), _formatter())
+    body = _highlighted(code, lang)
     label = f' data-lang="{html.escape(lang)}"' if lang else ""
     return f'<pre class="highlight" tabindex="0"{label}><code>{body}</code></pre>\n'
 
@@ -220,7 +226,7 @@ class LessonRenderer:
         walk_depth = 0
         for i, token in enumerate(tokens):
             line = first_line + token.map[0] if token.map else first_line
-            token.meta = {**(token.meta or {}), "line": line}
+            token.meta["line"] = line  # markdown-it gives every token a dict of its own
             if token.type == "heading_open":
                 inline = tokens[i + 1]
                 level = int(token.tag[1])
@@ -252,7 +258,7 @@ class LessonRenderer:
                 walk_depth -= 1
             elif token.type == "inline":
                 for child in token.children or []:
-                    child.meta = {**(child.meta or {}), "line": line + (child.meta or {}).get("offset", 0)}
+                    child.meta["line"] = line + child.meta.get("offset", 0)
                     if child.type == "trace_ref":
                         out.refs.append((child.content, child.meta["line"]))
                     elif child.type == "math_inline":

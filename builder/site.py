@@ -23,6 +23,7 @@ from builder.translation import state_of
 
 # Found without importing plotly, which would cost more than the rest of the build's imports.
 PLOTLY_JS = Path(importlib.util.find_spec("plotly").submodule_search_locations[0]) / "package_data" / "plotly.min.js"
+ID_ATTRIBUTE = re.compile(r'id="([^"]+)"')
 MIN_SLUGS_PER_JOB = 16  # below this a worker process costs more than it saves
 ZIP_DATE = (2020, 1, 1, 0, 0, 0)  # fixed, so the archive is reproducible
 
@@ -50,10 +51,10 @@ class _Plan:
 
 
 def render_site(inputs, base_url: str | None, only: set[str] | None = None,
-                offline_link: bool = False, jobs: int = 1) -> Rendering:
+                offline_link: bool = False, jobs: int = 1, on_pages=None) -> Rendering:
     """Render the whole site in memory, or with `only`, the lesson pages of those slugs plus the small
     pages every lesson appears on (lists, entry, 404). With jobs > 1, lesson pages render in that many
-    worker processes."""
+    worker processes. `on_pages(files)` receives each batch of finished lesson pages early."""
     config, lessons = inputs.config, inputs.lessons
     source_lang = config.source_language
     slugs = all_slugs(lessons, source_lang)
@@ -61,7 +62,7 @@ def render_site(inputs, base_url: str | None, only: set[str] | None = None,
     base = (base_url.rstrip("/") + "/") if base_url else None
     plan = _Plan(base, offline_link, {lang.code: _lesson_list(lessons, lang.code, source_lang, slugs) for lang in languages})
     units = [slug for slug in slugs if only is None or slug in only]
-    results = dict(zip(units, _render_units(inputs, plan, units, jobs)))
+    results = dict(zip(units, _render_units(inputs, plan, units, jobs, on_pages or (lambda files: None))))
 
     out = Rendering({}, [], {})
     sitemap: list[tuple[str, list[tuple[str, str]]]] = []
@@ -131,31 +132,41 @@ class _Unit:
     pages: dict[str, _Page]
     outlines: dict[tuple[str, str], Outline]
 
+    def files(self, slug: str) -> dict[str, bytes]:
+        return {f"{lang}/{slug}.html": page.html for lang, page in self.pages.items() if page.html is not None}
+
 
 _WORK = None  # (inputs, plan), set just before forking so workers inherit it instead of receiving a copy
 
 
-def _render_units(inputs, plan: _Plan, units: list[str], jobs: int) -> list[_Unit]:
+def _render_units(inputs, plan: _Plan, units: list[str], jobs: int, on_pages) -> list[_Unit]:
     """Render each slug's pages, in worker processes when there are enough pages to be worth it."""
     global _WORK
     jobs = min(jobs, len(units) // MIN_SLUGS_PER_JOB)
     if jobs < 2 or "fork" not in multiprocessing.get_all_start_methods():
-        return [_render_unit(inputs, plan, slug) for slug in units]
+        done = []
+        for slug in units:
+            done.append(_render_unit(inputs, plan, slug))
+            on_pages(done[-1].files(slug))
+        return done
     _warm_up(inputs)
     chunks = [units[i::jobs * 4] for i in range(jobs * 4)]  # interleaved, so long and short lessons mix
+    by_slug = {}
     _WORK = (inputs, plan)
     try:
         with multiprocessing.get_context("fork").Pool(jobs) as pool:
-            done = pool.map(_render_chunk, chunks)
+            for chunk, results in pool.imap_unordered(_render_chunk, chunks):
+                for slug, unit in zip(chunk, results):
+                    by_slug[slug] = unit
+                    on_pages(unit.files(slug))
     finally:
         _WORK = None
-    by_slug = {slug: unit for chunk, results in zip(chunks, done) for slug, unit in zip(chunk, results)}
     return [by_slug[slug] for slug in units]
 
 
-def _render_chunk(slugs: list[str]) -> list[_Unit]:
+def _render_chunk(slugs: list[str]) -> tuple[list[str], list[_Unit]]:
     inputs, plan = _WORK
-    return [_render_unit(inputs, plan, slug) for slug in slugs]
+    return slugs, [_render_unit(inputs, plan, slug) for slug in slugs]
 
 
 def _warm_up(inputs) -> None:
@@ -298,7 +309,10 @@ def _render_lesson(inputs, lesson: Lesson, lang: Language, translations, context
     page = render_page(inputs.env, "lesson.html", translations, inputs.templates, **context,
                        lesson=lesson, body=rendered.html, toc=toc, figure=figure_json is not None)
     seen, duplicates = set(), []
-    for anchor in re.findall(r'\sid="([^"]+)"', page):
+    for match in ID_ATTRIBUTE.finditer(page):  # literal first, then the space check: ten times faster
+        if not page[match.start() - 1].isspace():
+            continue  # data-id="…" and the like
+        anchor = match.group(1)
         if anchor in seen:
             duplicates.append(anchor)
         seen.add(anchor)
