@@ -203,8 +203,9 @@ def build(content: Path, out: Path, templates: Path, base_url: str | None = None
         inputs, files = render_checked(content, templates, base_url, offline_link=make_zip, jobs=jobs, watch=watch,
                                        on_pages=staging.write)
         if make_zip:
-            # The archive's own pages must not link to an archive they do not contain.
-            offline = site.render_site(inputs, base_url, offline_link=False, jobs=jobs).files
+            # The archive's own pages must not link to an archive they do not contain. Rendered in
+            # this process: forking now, with the staging folder's writer threads alive, is not safe.
+            offline = site.render_site(inputs, base_url, offline_link=False, jobs=1).files
             files["offline.zip"] = site.zip_site(offline)
             watch.lap("zip")
         staging.commit(files)
