@@ -18,6 +18,7 @@ def make_environment(templates: Path) -> jinja2.Environment:
         raise UserError(Problem(templates, None, "missing templates folder"))
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(templates),
+        bytecode_cache=_bytecode_cache(),
         undefined=jinja2.StrictUndefined,
         autoescape=jinja2.select_autoescape(["html", "xml"]),
         extensions=["jinja2.ext.i18n"],
@@ -27,6 +28,25 @@ def make_environment(templates: Path) -> jinja2.Environment:
     )
     env.filters["json_script"] = json_for_script
     return env
+
+
+class _QuietBytecodeCache(jinja2.FileSystemBytecodeCache):
+    """Jinja's cache of compiled templates (like Python's .pyc files, checked against each template's
+    source, in a private folder under the system's temporary folder). It only saves time: a cache that
+    cannot be written is skipped, never an error."""
+
+    def dump_bytecode(self, bucket) -> None:
+        try:
+            super().dump_bytecode(bucket)
+        except OSError:
+            pass
+
+
+def _bytecode_cache():
+    try:
+        return _QuietBytecodeCache()
+    except (OSError, RuntimeError):  # no private temporary folder to be had: compile every time
+        return None
 
 
 def json_for_script(data) -> str:

@@ -143,3 +143,22 @@ def test_preview_reports_a_broken_edit_then_recovers(preview):
     edit(lesson, "## 小结", "## 小结 {#summary}")
     assert preview.rebuild({lesson}).startswith("rebuilt")
     assert preview.errors == []
+
+
+def test_a_broken_template_cache_is_ignored(tmp_path):
+    import jinja2
+    from builder.pages import _QuietBytecodeCache
+
+    def render(cache):
+        env = jinja2.Environment(loader=jinja2.DictLoader({"page.html": "{{ 6 * 7 }}"}), bytecode_cache=cache)
+        return env.get_template("page.html").render()
+
+    cache_dir = tmp_path / "cache"
+    cache_dir.mkdir()
+    assert render(_QuietBytecodeCache(str(cache_dir))) == "42"
+    (written,) = cache_dir.iterdir()
+    written.write_bytes(written.read_bytes()[:12])  # truncated: the header survives, the code does not
+    assert render(_QuietBytecodeCache(str(cache_dir))) == "42"
+    not_a_folder = tmp_path / "file"
+    not_a_folder.write_text("")
+    assert render(_QuietBytecodeCache(str(not_a_folder))) == "42"  # cannot be written: skipped
