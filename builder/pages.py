@@ -35,6 +35,12 @@ class _QuietBytecodeCache(jinja2.FileSystemBytecodeCache):
     source, in a private folder under the system's temporary folder). It only saves time: a cache that
     cannot be written is skipped, never an error."""
 
+    def load_bytecode(self, bucket) -> None:
+        try:
+            super().load_bytecode(bucket)
+        except OSError:  # Jinja lets some through (a file where the folder should be); compile afresh
+            pass
+
     def dump_bytecode(self, bucket) -> None:
         try:
             super().dump_bytecode(bucket)
