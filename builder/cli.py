@@ -45,7 +45,7 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("-q", "--quiet", action="store_true", help="print nothing but problems")
     build.add_argument("--timings", action="store_true", help="also print how long each stage took")
     build.add_argument("-j", "--jobs", type=_jobs, default=0, metavar="N",
-                       help="worker processes for lesson pages (default: 0, one per CPU; 1 renders in this process)")
+                       help="worker processes for lesson pages, on Linux (default: 0, one per CPU; 1 renders in this process)")
 
     check = sub.add_parser("check", help="report every problem in the content, writing nothing",
                            description="Validate lessons, front matter, scenarios, catalogs, templates, figures and "

@@ -8,6 +8,7 @@ import importlib.util
 import io
 import multiprocessing
 import re
+import sys
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -143,7 +144,7 @@ def _render_units(inputs, plan: _Plan, units: list[str], jobs: int, on_pages) ->
     """Render each slug's pages, in worker processes when there are enough pages to be worth it."""
     global _WORK
     jobs = min(jobs, len(units) // MIN_SLUGS_PER_JOB)
-    if jobs < 2 or "fork" not in multiprocessing.get_all_start_methods():
+    if jobs < 2 or not sys.platform.startswith("linux"):  # fork is safe (and cheap) only there
         done = []
         for slug in units:
             done.append(_render_unit(inputs, plan, slug))
