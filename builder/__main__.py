@@ -1,6 +1,6 @@
 """Allow `python -m builder`."""
 
-from builder.cli import main
+from builder.cli import run
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run()
