@@ -86,7 +86,7 @@ class FileMemo:
 
     def __call__(self, path: Path, load, depends=()):
         try:
-            key = (path.read_bytes(), depends)
+            key = (path.read_bytes(), depends() if callable(depends) else depends)
         except OSError:
             return load()  # let the loader report the file
         hit = self._entries.get(path)
@@ -97,12 +97,17 @@ class FileMemo:
         return value
 
 
+def _load_now(path: Path, load, depends=()):
+    """A one-off build remembers nothing: reading each file twice to compare it would only cost time."""
+    return load()
+
+
 class Workspace:
     """What one build hands to the next in the same process (the preview): loaded files, the Jinja
     environment (which recompiles a template only when its file changes) and every lesson's parse."""
 
-    def __init__(self):
-        self.remember = FileMemo()
+    def __init__(self, remember: bool = True):
+        self.remember = FileMemo() if remember else _load_now
         self.renderer = LessonRenderer()
         self.envs: dict[Path, object] = {}
 
@@ -114,7 +119,7 @@ class Workspace:
 
 def gather(content: Path, templates: Path, workspace: Workspace | None = None) -> tuple[Inputs, list[Problem]]:
     """Load and validate every input, returning what loaded and every problem found on the way."""
-    workspace = workspace or Workspace()
+    workspace = workspace or Workspace(remember=False)
     remember = workspace.remember
     problems: list[Problem] = []
     config = load_site_config(content)  # without the languages nothing else can be checked
@@ -124,9 +129,9 @@ def gather(content: Path, templates: Path, workspace: Workspace | None = None) -
     on_disk = {path.stem for path in (content / "scenarios").glob("*.toml")}
     lessons, found = load_lessons(content, config, on_disk, remember)
     problems += found
-    catalogs = tuple(_read_or_none(content / lang.code / CATALOG_NAME) for lang in config.languages)
     translations, found = remember(content / TEMPLATE_NAME, lambda: load_translations(content, config),
-                                   (config.languages, catalogs))
+                                   lambda: (config.languages, *(_read_or_none(content / lang.code / CATALOG_NAME)
+                                                                for lang in config.languages)))
     translations, problems = dict(translations), problems + found
     for lang in config.languages:  # keep rendering with untranslated strings so later checks still run
         translations.setdefault(lang.code, NullTranslations())
