@@ -5,6 +5,7 @@ write the output folder atomically. Nothing is written until every input is know
 from __future__ import annotations
 
 import gc
+import gettext
 import os
 import shutil
 import tempfile
@@ -14,7 +15,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from babel.support import NullTranslations
 
 from builder import checks, site
 from builder.catalogs import load_translations
@@ -39,7 +39,7 @@ class Inputs:
     config: SiteConfig
     scenarios: dict[str, Scenario]
     lessons: dict  # {lang: {slug: Lesson}}
-    translations: dict  # {lang: babel Translations}
+    translations: dict  # {lang: gettext translations}
     env: object  # the Jinja environment
     renderer: LessonRenderer
     warnings: list[Problem] = field(default_factory=list)
@@ -134,7 +134,7 @@ def gather(content: Path, templates: Path, workspace: Workspace | None = None) -
                                                                 for lang in config.languages)))
     translations, problems = dict(translations), problems + found
     for lang in config.languages:  # keep rendering with untranslated strings so later checks still run
-        translations.setdefault(lang.code, NullTranslations())
+        translations.setdefault(lang.code, gettext.NullTranslations())
     env = workspace.environment(templates)
     inputs = Inputs(content, templates, config, scenarios, lessons, translations, env, workspace.renderer)
     inputs.warnings += outdated_translations(lessons, config.source_language)

@@ -7,6 +7,7 @@ write it (−0.3, not -0.3).
 
 from __future__ import annotations
 
+import gettext
 import io
 import re
 import tomllib
@@ -19,7 +20,6 @@ from babel.messages.catalog import Catalog
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import PoFileError, read_po
 from babel.numbers import format_decimal
-from babel.support import Translations
 
 from builder.errors import Problem, UserError
 
@@ -128,12 +128,13 @@ def check_catalog(catalog: Catalog, template: Catalog, path: Path) -> list[Probl
     return problems
 
 
-def compile_catalog(catalog: Catalog) -> Translations:
-    """Compile a catalog to gettext translations in memory (no .mo files on disk)."""
+def compile_catalog(catalog: Catalog) -> gettext.GNUTranslations:
+    """Compile a catalog to gettext translations in memory (no .mo files on disk). The standard
+    library's class has everything Jinja uses (gettext, ngettext, pgettext, npgettext)."""
     buffer = io.BytesIO()
     write_mo(buffer, catalog)
     buffer.seek(0)
-    return Translations(fp=buffer)
+    return gettext.GNUTranslations(fp=buffer)
 
 
 def catalog_counts(catalog: Catalog, template: Catalog) -> dict[str, int]:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import gettext
 import json
 import traceback
 from pathlib import Path
 
 import jinja2
-from babel.support import Translations
 
 from builder.errors import Problem, UserError
 
@@ -66,7 +66,7 @@ def json_for_script(data) -> str:
     )
 
 
-def render_page(env: jinja2.Environment, name: str, translations: Translations, templates: Path, **context) -> str:
+def render_page(env: jinja2.Environment, name: str, translations: gettext.NullTranslations, templates: Path, **context) -> str:
     """Render template `name` in one language, turning template mistakes into file:line problems."""
     env.install_gettext_translations(translations, newstyle=True)
     try:
