@@ -63,6 +63,22 @@ def test_default_state_runs_the_ribbon_through_three_blocks(site, open_page, lan
     assert page.locator("#residual-toggle").get_attribute("aria-pressed") == "true"
 
 
+def legend(page):
+    return [(item.locator(".swatch").get_attribute("class").split()[-1], item.text_content().strip())
+            for item in page.locator("#chart-legend li").all()]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_legend_names_what_the_chart_shows_and_follows_the_toggle(site, open_page, lang):
+    page = ready(open_page(lesson_url(site, lang)))
+    labels = json.loads(page.locator("#figure-labels").text_content())
+    assert legend(page) == [("swatch-ribbon", labels["ribbon"]), ("swatch-bars-on", labels["cumulative"])]
+    page.locator("#residual-toggle").click()
+    assert legend(page) == [("swatch-ribbon", labels["ribbon"]), ("swatch-bars-off", labels["output"])]
+    page = ready(open_page(lesson_url(site, lang, "ffn-residual")))
+    assert legend(page) == [("swatch-pre", labels["pre"]), ("swatch-post", labels["post"])]
+
+
 @pytest.mark.parametrize("lang", LANGS)
 def test_residual_off_cuts_the_ribbon_and_turns_the_bars_red(site, open_page, lang):
     page = ready(open_page(lesson_url(site, lang)))

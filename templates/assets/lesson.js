@@ -147,6 +147,9 @@
         };
         return [ribbon, bars, outline];
       },
+      legend: function (s) {  // [swatch, text]: the swatches are drawn by site.css from the theme colours
+        return [["ribbon", L.ribbon], s.residual ? ["bars-on", L.cumulative] : ["bars-off", L.output]];
+      },
       layout: function (s) {
         var ticks = [];
         for (var b = 0; b <= s.depth; b++) ticks.push(b);
@@ -184,6 +187,7 @@
         }
         return [line("pre-on", L.pre, colors.on, "circle", "solid"), line("post-on", L.post, colors.ribbon, "square", "dash")];
       },
+      legend: function () { return [["pre", L.pre], ["post", L.post]]; },
       layout: function (s) {
         var ticks = [];
         for (var b = 1; b <= s.depth; b++) ticks.push(b);
@@ -304,6 +308,16 @@
     return theme;
   }
 
+  var legend = document.getElementById("chart-legend"), legendKey = null;
+  function renderLegend() {
+    var items = kind.legend(state), key = JSON.stringify(items);
+    if (!legend || key === legendKey) return;
+    legendKey = key;
+    legend.replaceChildren.apply(legend, items.map(function (item) {
+      return el("li", {}, [el("span", { "class": "swatch swatch-" + item[0] }), item[1]]);
+    }));
+  }
+
   var plotted = false;
   function renderChart(info) {
     if (!window.Plotly) return;
@@ -314,12 +328,11 @@
     layout.paper_bgcolor = c.bg;
     layout.plot_bgcolor = c.bg;
     layout.font = { color: c.fg, family: c.font, size: 13 };
-    layout.margin = { l: 56, r: 16, t: 56, b: 56 };
+    layout.margin = { l: 56, r: 16, t: 28, b: 56 };
     layout.xaxis.tickangle = 0;
     layout.dragmode = false;
     layout.barmode = "overlay";  // the highlight outline sits on its bar, not beside it
-    layout.showlegend = true;
-    layout.legend = { orientation: "h", x: 0, y: 1.02, yanchor: "bottom" };
+    layout.showlegend = false;  // the legend is HTML above the chart: Plotly's cost about 4 ms a redraw
     layout.xaxis.fixedrange = true;
     layout.yaxis.fixedrange = true;
     layout.xaxis.gridcolor = layout.yaxis.gridcolor = c.line;
@@ -329,6 +342,7 @@
     var config = { displayModeBar: false, responsive: false, scrollZoom: false, doubleClick: false, showTips: false,
                    locale: locale };
     Plotly.react(chart, kind.traces(state, c, highlight), layout, config);
+    renderLegend();
     if (!chart.hasResizeHook) {  // follow the window's width; tick labels depend on it too
       chart.hasResizeHook = true;
       var pending = null;
