@@ -19,7 +19,8 @@ sys.path.insert(0, str(ROOT))
 
 from browser import CHROMIUM_ARGS, chromium_executable  # noqa: E402  (tests/browser.py)
 
-TOGGLES = 40
+TOGGLES = 40  # per page
+SESSIONS = 3  # fresh pages per language
 OWN_ASSETS = ["assets/site.css", "assets/pygments.css", "assets/site.js", "assets/lesson.js"]
 
 REDRAW = """async ([selector, rounds, kind]) => {
@@ -63,13 +64,17 @@ def measure_browser(site: Path) -> dict:
         browser = p.chromium.launch(executable_path=chromium_executable(), args=CHROMIUM_ARGS)
         for lang in ("zh", "ja"):
             url = (site / lang / "transformer-block.html").as_uri()
-            page = browser.new_page(viewport={"width": 1000, "height": 900})
-            page.goto(url)
-            page.wait_for_selector("[data-figure][data-ready]")
-            page.evaluate(REDRAW, ["#residual-toggle", 5, "toggle"])  # warm up
-            results[f"{lang} toggle"] = statistics.median(page.evaluate(REDRAW, ["#residual-toggle", TOGGLES, "toggle"]))
-            results[f"{lang} depth"] = statistics.median(page.evaluate(REDRAW, ["#depth-input", TOGGLES, "depth"]))
-            page.close()
+            toggles, depths = [], []
+            for _ in range(SESSIONS):  # one page's timings drift together (JIT, GC); several pages average that out
+                page = browser.new_page(viewport={"width": 1000, "height": 900})
+                page.goto(url)
+                page.wait_for_selector("[data-figure][data-ready]")
+                page.evaluate(REDRAW, ["#residual-toggle", 5, "toggle"])  # warm up
+                toggles += page.evaluate(REDRAW, ["#residual-toggle", TOGGLES, "toggle"])
+                depths += page.evaluate(REDRAW, ["#depth-input", TOGGLES, "depth"])
+                page.close()
+            results[f"{lang} toggle"] = statistics.median(toggles)
+            results[f"{lang} depth"] = statistics.median(depths)
         for label, block in (("with Plotly", False), ("without Plotly", True)):
             paints, ready = [], []
             for _ in range(5):
