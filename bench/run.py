@@ -412,8 +412,13 @@ def machine() -> list[str]:
 
 
 def git_describe() -> str:
-    result = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=ROOT, capture_output=True, text=True)
-    return f"commit {result.stdout.strip()}" if result.returncode == 0 else "not a git checkout"
+    """The commit measured, and whether the checkout differs from it (RESULTS.md itself aside)."""
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+    if head.returncode:
+        return "not a git checkout"
+    changed = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".",
+                              ":(exclude)bench/RESULTS.md"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    return f"commit {head.stdout.strip()}" + (" with uncommitted changes" if changed else "")
 
 
 if __name__ == "__main__":
