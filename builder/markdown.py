@@ -74,15 +74,12 @@ class Outline:
 
 @dataclass
 class Rendered:
-    """A lesson body rendered to HTML, with what the checks need to know about it."""
+    """A lesson body rendered to HTML: the parse it came from, and what rendering added."""
 
     html: str
-    sections: list[tuple[int, str, str, int]] = field(default_factory=list)  # (level, id, text, line)
-    refs: list[tuple[str, int]] = field(default_factory=list)  # (trace reference, line)
+    parsed: Parsed
     walkthrough: list[str] = field(default_factory=list)  # each step's HTML
-    walkthrough_line: int | None = None
-    has_interactive: bool = False
-    problems: list[Problem] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)  # the parse's, then the render's
 
 
 @cache
@@ -207,8 +204,7 @@ class LessonRenderer:
     def render(self, body: str, path: Path, first_line: int, resolve, figure_html: str = "") -> Rendered:
         """Render `body` (whose first line is line `first_line` of `path`)."""
         parsed = self.parse(body, path, first_line)
-        out = Rendered(html="", sections=parsed.sections, refs=parsed.refs, walkthrough_line=parsed.walkthrough_line,
-                       has_interactive=parsed.has_interactive, problems=list(parsed.problems))
+        out = Rendered(html="", parsed=parsed, problems=list(parsed.problems))
         if not parsed.tokens:
             return out
         env = {"resolve": resolve, "out": out, "path": path, "figure_html": figure_html}

@@ -298,15 +298,15 @@ def _render_lesson(inputs, lesson: Lesson, lang: Language, translations, context
                                figure_json=figure_json)
         figure_html = _remembered(inputs, ("figure", lang.code, lesson.figure, figure_json), scenario, figure)
     rendered = inputs.renderer.render(lesson.body, lesson.path, lesson.body_line, resolve, figure_html)
-    if lesson.figure and not rendered.has_interactive:
+    if lesson.figure and not rendered.parsed.has_interactive:
         rendered.problems.append(Problem(lesson.path, lesson.body_line, "the lesson has a figure but no `::: interactive` to place it"))
     if len(lesson.walkthrough) != len(rendered.walkthrough):
-        rendered.problems.append(Problem(lesson.path, rendered.walkthrough_line or meta_line(lesson.text, "walkthrough") or 1,
+        rendered.problems.append(Problem(lesson.path, rendered.parsed.walkthrough_line or meta_line(lesson.text, "walkthrough") or 1,
                                          f"the walkthrough list has {len(rendered.walkthrough)} steps but the front "
                                          f"matter names {len(lesson.walkthrough)}"))
     if rendered.problems:
         raise UserError(rendered.problems)
-    toc = [{"level": level, "id": anchor, "text": text} for level, anchor, text, _ in rendered.sections if level == 2]
+    toc = [{"level": level, "id": anchor, "text": text} for level, anchor, text, _ in rendered.parsed.sections if level == 2]
     page = render_page(inputs.env, "lesson.html", translations, inputs.templates, **context,
                        lesson=lesson, body=rendered.html, toc=toc, figure=figure_json is not None)
     seen, duplicates = set(), []
@@ -318,7 +318,7 @@ def _render_lesson(inputs, lesson: Lesson, lang: Language, translations, context
             duplicates.append(anchor)
         seen.add(anchor)
     if duplicates:
-        lines = {anchor: line for _, anchor, _, line in rendered.sections}
+        lines = {anchor: line for _, anchor, _, line in rendered.parsed.sections}
         raise UserError([Problem(lesson.path, lines.get(a), f"id {a!r} is used twice on the page (a heading id may "
                                                            "not repeat or reuse an id of the page template)") for a in duplicates])
     return page
