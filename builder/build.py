@@ -1,5 +1,7 @@
-"""The build, top to bottom: gather and check everything, render every file in memory, then
-write the output folder atomically. Nothing is written until every input is known to be good.
+"""The build, top to bottom: gather and check everything, render every file, then swap the output
+folder in atomically. Nothing reaches the output folder until every input is known to be good: pages
+go into a staging folder beside it as they are rendered, and it replaces the output folder in one
+rename only when the whole build succeeded.
 """
 
 from __future__ import annotations
@@ -14,7 +16,6 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-
 
 from builder import checks, site
 from builder.catalogs import load_translations
