@@ -56,9 +56,9 @@ class Tool:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--lessons", type=int, default=200, help="lessons per language (default 200)")
-    parser.add_argument("--rounds", type=int, default=5, help="timed cold builds per tool (default 5)")
-    parser.add_argument("--edits", type=int, default=20, help="timed incremental rebuilds (default 20)")
+    parser.add_argument("--lessons", type=positive, default=200, help="lessons per language (default 200)")
+    parser.add_argument("--rounds", type=positive, default=5, help="timed cold builds per tool (default 5)")
+    parser.add_argument("--edits", type=positive, default=20, help="timed incremental rebuilds (default 20)")
     parser.add_argument("--no-peers", action="store_true", help="skip Hugo and MkDocs")
     parser.add_argument("--no-browser", action="store_true", help="skip the browser figures")
     parser.add_argument("--output", type=Path, default=BENCH / "RESULTS.md", help="where to write the tables")
@@ -93,6 +93,16 @@ def main() -> int:
     log(f"wrote {args.output}")
     print(text)
     return 0
+
+
+def positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, got {value}")
+    return value
 
 
 def log(message: str) -> None:
