@@ -8,11 +8,7 @@ from __future__ import annotations
 
 import gc
 import gettext
-import os
-import shutil
-import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,12 +19,11 @@ from builder.content import load_lessons
 from builder.errors import Problem, UserError
 from builder.i18n import CATALOG_NAME, TEMPLATE_NAME, SiteConfig, load_site_config
 from builder.markdown import LessonRenderer
+from builder.output import Staging
 from builder.pages import make_environment
 from builder.scenarios import Scenario, load_scenarios
 from builder.translation import state_of
 
-WRITERS = 8  # threads creating output files
-MARKER = ".lesson-builder"  # marks an output folder as ours, so a rebuild may replace it
 
 
 @dataclass
@@ -219,70 +214,3 @@ def build(content: Path, out: Path, templates: Path, base_url: str | None = None
     pages = {lang.code: sum(1 for p in files if p.startswith(f"{lang.code}/") and p.endswith(".html"))
              for lang in inputs.config.languages}
     return Summary(out, pages, inputs.warnings, time.perf_counter() - started, watch.stages)
-
-
-class Staging:
-    """A fresh folder beside `out` that replaces `out` in one rename when the build succeeds, and is
-    deleted when it fails, so `out` is never half-written. Pages may be written into it while the
-    rest of the site is still rendering: creating a file costs about a millisecond of waiting on
-    the file system, not of CPU, so threads create them while the workers render."""
-
-    def __init__(self, out: Path):
-        out = out.absolute()
-        if out.exists() and not out.is_dir():
-            raise UserError(Problem(out, None, "output path exists and is not a folder"))
-        if out.is_dir() and any(out.iterdir()) and not (out / MARKER).exists():
-            raise UserError(Problem(out, None, f"output folder is not empty and was not made by this builder "
-                                               f"(no {MARKER} file); refusing to replace it"))
-        try:
-            out.parent.mkdir(parents=True, exist_ok=True)
-            self.folder = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-", dir=out.parent))
-        except OSError as err:
-            raise UserError(Problem(out.parent, None, f"cannot write the output folder: {err.strerror}")) from None
-        self.out = out
-        self.written: set[str] = set()
-        self._writers = ThreadPoolExecutor(WRITERS)
-        self._pending = []
-
-    def __enter__(self) -> "Staging":
-        return self
-
-    def __exit__(self, kind, error, trace) -> None:
-        self._writers.shutdown(wait=True, cancel_futures=True)
-        if self.folder.exists():  # not committed: the build failed or was interrupted
-            shutil.rmtree(self.folder, ignore_errors=True)
-
-    def write(self, files: dict[str, bytes]) -> None:
-        """Start writing `files` (relative path → bytes); errors surface in `commit`."""
-        for rel, data in files.items():
-            self.written.add(rel)
-            self._pending.append(self._writers.submit(self._write, self.folder / rel, data))
-
-    @staticmethod
-    def _write(path: Path, data: bytes) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
-
-    def commit(self, files: dict[str, bytes]) -> None:
-        """Write what of `files` is not written yet, wait for every write, then swap the folder in."""
-        self.write({rel: data for rel, data in files.items() if rel not in self.written})
-        old = self.out.parent / f".{self.out.name}.old-{os.getpid()}"
-        try:
-            for pending in self._pending:
-                pending.result()
-            (self.folder / MARKER).write_text("Built by `python -m builder build`; safe to delete.\n", encoding="utf-8")
-            self.folder.chmod(0o755)
-            if self.out.exists():
-                self.out.rename(old)
-            self.folder.rename(self.out)
-        except OSError as err:
-            if old.exists() and not self.out.exists():
-                old.rename(self.out)
-            raise UserError(Problem(self.out, None, f"cannot write the output folder: {err.strerror}")) from None
-        shutil.rmtree(old, ignore_errors=True)
-
-
-def write_atomically(out: Path, files: dict[str, bytes]) -> None:
-    """Write `files` into a fresh folder beside `out`, then swap it in; on any failure `out` is untouched."""
-    with Staging(out) as staging:
-        staging.commit(files)

@@ -16,6 +16,7 @@ from babel.messages.extract import extract_from_dir
 from babel.messages.pofile import write_po
 
 from builder.errors import Problem, UserError
+from builder.scenarios import load_scenarios
 from builder.i18n import (CATALOG_NAME, TEMPLATE_NAME, SiteConfig, check_catalog, compile_catalog,
                           load_site_config, read_catalog)
 
@@ -25,12 +26,16 @@ KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "pgettext": ((1, "c"
 
 def extract_scenarios(fileobj, keywords, comment_tags, options):
     """Babel extractor: the dimension keys of a scenario, as `pgettext("dimension", key)`."""
-    text = fileobj.read().decode("utf-8")
+    text = fileobj.read().decode("utf-8", errors="replace")
     try:
         data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError:
+    except (tomllib.TOMLDecodeError, RecursionError, ValueError):
         return
-    for key in data.get("dimensions", []):
+    dimensions = data.get("dimensions")
+    # A malformed scenario is reported by the build; extraction takes what is usable.
+    for key in dimensions if isinstance(dimensions, list) else []:
+        if not isinstance(key, str):
+            continue
         line = next((n for n, row in enumerate(text.splitlines(), 1) if f'"{key}"' in row), 1)
         yield line, "pgettext", ("dimension", key), ["A dimension of the example vectors (a label for this example only)"]
 
@@ -57,6 +62,9 @@ def extract_template(content: Path, templates: Path) -> Catalog:
 def update_catalogs(content: Path, templates: Path) -> list[str]:
     """Write content/messages.pot, then update (or create) every language's messages.po."""
     config = load_site_config(content)
+    _, problems = load_scenarios(content / "scenarios")  # their dimension names become messages
+    if problems:
+        raise UserError(problems)
     template = extract_template(content, templates)
     _write(content / TEMPLATE_NAME, template)
     lines = [f"{content / TEMPLATE_NAME}: {len(template)} messages"]
@@ -106,5 +114,8 @@ def load_translations(content: Path, config: SiteConfig | None = None):
             problems += err.problems
             continue
         problems += check_catalog(catalog, template, path)
-        translations[lang.code] = compile_catalog(catalog)
+        try:
+            translations[lang.code] = compile_catalog(catalog, path)
+        except UserError as err:
+            problems += err.problems
     return translations, problems

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -37,7 +38,7 @@ def _parser() -> argparse.ArgumentParser:
                                        "leaves an existing output folder exactly as it was.")
     common(build)
     build.add_argument("--out", type=Path, default=Path("dist"), metavar="DIR", help="output folder (default: dist)")
-    build.add_argument("--base-url", metavar="URL",
+    build.add_argument("--base-url", metavar="URL", type=http_url,
                        help="public address of the site, e.g. https://user.github.io/repo/; used only for "
                             "sitemap.xml and canonical links (pages never depend on it)")
     build.add_argument("--zip", action="store_true",
@@ -71,7 +72,7 @@ def _parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="build, serve on 127.0.0.1 and rebuild + reload on every edit")
     common(serve)
     serve.add_argument("--out", type=Path, default=Path("dist"), metavar="DIR", help="output folder (default: dist)")
-    serve.add_argument("--port", type=int, default=8000, help="port (default: 8000; 0 picks a free one)")
+    serve.add_argument("--port", type=port_number, default=8000, help="port (default: 8000; 0 picks a free one)")
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1)")
     return parser
 
@@ -87,6 +88,34 @@ def whole_number(minimum: int, note: str = ""):
             raise argparse.ArgumentTypeError(f"must be {minimum}{note} or more, got {value}")
         return value
     return parse
+
+
+def http_url(text: str) -> str:
+    """An argparse type: an absolute http(s) address with a host and nothing that could break out of
+    an attribute or an XML value (no spaces, quotes or angle brackets)."""
+    from urllib.parse import urlsplit
+
+    if re.search(r"[\s\"'<>\\`{}|^]", text) or any(ord(c) < 32 for c in text):
+        raise argparse.ArgumentTypeError(f"{text!r} contains a space, quote, angle bracket or other character "
+                                         "a URL may not hold unencoded")
+    try:
+        parts = urlsplit(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a URL: {err}") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise argparse.ArgumentTypeError(f"expected an http:// or https:// address such as "
+                                         f"https://user.github.io/repo/, got {text!r}")
+    if parts.query or parts.fragment:
+        raise argparse.ArgumentTypeError(f"{text!r}: a base URL has no ?query or #fragment")
+    return text
+
+
+def port_number(text: str) -> int:
+    """An argparse type: a TCP port, 0 to 65535 (0 picks a free one)."""
+    value = whole_number(0)(text)
+    if value > 65535:
+        raise argparse.ArgumentTypeError(f"must be 0 to 65535, got {value}")
+    return value
 
 
 def cpus() -> int:

@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import hashlib
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from builder.errors import Problem, UserError
 from builder.i18n import SiteConfig
+from builder.sources import parse_toml, read_text
 
 FENCE = "+++"
 SLUG = re.compile(r"[a-z0-9][a-z0-9-]*")
@@ -59,16 +59,6 @@ class Lesson:
         return hashlib.sha256(self.text.encode("utf-8")).hexdigest()[:16]
 
 
-def read_text(path: Path) -> str:
-    """Read a UTF-8 content file, naming the line of the first invalid byte."""
-    raw = path.read_bytes()
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as err:
-        line = raw[: err.start].count(b"\n") + 1
-        raise UserError(Problem(path, line, "not valid UTF-8")) from None
-
-
 def split_front_matter(text: str, path: Path) -> tuple[dict, str, int]:
     """Return (front matter, body, body's first line number)."""
     lines = text.split("\n")
@@ -79,13 +69,7 @@ def split_front_matter(text: str, path: Path) -> tuple[dict, str, int]:
             break
     else:
         raise UserError(Problem(path, 1, f"front matter is not closed by a {FENCE!r} line"))
-    try:
-        meta = tomllib.loads("\n".join(lines[1:end]))
-    except tomllib.TOMLDecodeError as err:
-        match = re.search(r"\(at line (\d+), column \d+\)", str(err))
-        line = int(match.group(1)) + 1 if match else 1
-        message = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(err))
-        raise UserError(Problem(path, line, f"invalid front matter: {message}")) from None
+    meta = parse_toml("\n".join(lines[1:end]), path, first_line=2, what="invalid front matter")
     return meta, "\n".join(lines[end + 1:]), end + 2
 
 
@@ -146,9 +130,22 @@ def load_lesson(path: Path, lang: str, scenarios: set[str]) -> Lesson:
     if lesson.walkthrough and lesson.figure != "depth-map":
         raise bad("walkthrough", "a walkthrough needs figure = \"depth-map\"")
     translation = meta.get("translation")
-    if translation is not None and (not isinstance(translation, dict) or not isinstance(translation.get("source_hash"), str)):
-        raise bad("translation", "expected a table with source_hash (written by `python -m builder mark-current`)")
+    if translation is not None:
+        sections = translation.get("sections", {}) if isinstance(translation, dict) else None
+        if (not isinstance(translation, dict) or not isinstance(translation.get("source_hash"), str)
+                or not isinstance(sections, dict) or not all(isinstance(v, str) for v in sections.values())):
+            raise UserError(Problem(path, meta_line(text, "translation") or _table_line(text, "translation") or 1,
+                                    "front matter 'translation': expected a table with source_hash and a table of "
+                                    "section fingerprints (written by `python -m builder mark-current`; run it again)"))
     return lesson
+
+
+def _table_line(text: str, table: str) -> int | None:
+    """Return the line of the `[table]` header inside the front matter."""
+    for number, line in enumerate(text.split("\n")[:200], 1):
+        if re.match(rf"\s*\[\s*{re.escape(table)}\s*\]", line):
+            return number
+    return None
 
 
 def load_lessons(content: Path, config: SiteConfig, scenarios: set[str],
@@ -172,7 +169,7 @@ def load_lessons(content: Path, config: SiteConfig, scenarios: set[str],
         if not folder.is_dir():
             problems.append(Problem(folder, None, "missing language folder"))
             continue
-        for path in sorted(folder.glob("*.md")):
+        for path in lesson_files(folder):
             try:
                 lesson = remember(path, lambda: load_lesson(path, code, scenarios), (code, known))
             except UserError as err:
@@ -186,6 +183,12 @@ def load_lessons(content: Path, config: SiteConfig, scenarios: set[str],
                                         f"order {lesson.order} is also used by {orders[lesson.order].name}"))
             orders[lesson.order] = lesson.path
     return lessons, problems
+
+
+def lesson_files(folder: Path) -> list[Path]:
+    """Return the lesson files of a language folder. Hidden names are skipped: editors keep lock files
+    and backups there (Emacs's `.#lesson.md` is a symbolic link to nowhere while the lesson is open)."""
+    return sorted(path for path in folder.glob("*.md") if not path.name.startswith("."))
 
 
 def all_slugs(lessons: dict[str, dict[str, Lesson]], source_language: str) -> list[str]:

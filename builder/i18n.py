@@ -10,7 +10,6 @@ from __future__ import annotations
 import gettext
 import io
 import re
-import tomllib
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -22,9 +21,9 @@ from babel.messages.pofile import PoFileError, read_po
 from babel.numbers import format_decimal
 
 from builder.errors import Problem, UserError
+from builder.sources import key_line, read_bytes, read_toml
 
 MINUS = "\u2212"
-PLACEHOLDER = re.compile(r"%\((\w+)\)[sd]")
 CATALOG_NAME = "messages.po"
 TEMPLATE_NAME = "messages.pot"
 
@@ -49,46 +48,70 @@ class SiteConfig:
     source_language: str
 
 
+# A well-formed BCP 47 language tag (RFC 5646, without the grandfathered and private-use forms):
+# language, extlang, script, region, variants, extensions.
+BCP47 = re.compile(r"[A-Za-z]{2,3}(-[A-Za-z]{3}){0,3}(-[A-Za-z]{4})?(-([A-Za-z]{2}|[0-9]{3}))?"
+                   r"(-([A-Za-z0-9]{5,8}|[0-9][A-Za-z0-9]{3}))*(-[0-9A-WY-Za-wy-z](-[A-Za-z0-9]{2,8})+)*")
+LANGUAGE_CODE = re.compile(r"[a-z]{2,3}(-[a-z0-9]{2,8})*")  # also a folder and URL segment: lowercase only
+
+
 def load_site_config(content: Path) -> SiteConfig:
-    """Read content/site.toml: the languages and the source language."""
+    """Read content/site.toml: the languages and the source language, every value checked."""
     path = content / "site.toml"
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UserError(Problem(path, None, "missing site configuration")) from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
-        match = re.search(r"at line (\d+)", str(err))
-        raise UserError(Problem(path, int(match.group(1)) if match else None, f"invalid TOML: {err}")) from None
+    if not content.is_dir():
+        raise UserError(Problem(content, None, "the content folder is missing or not a folder"))
+    text, data = read_toml(path)
+
+    def bad(key, message, table=None, index=0):
+        return UserError(Problem(path, key_line(text, key, table, index) or (key_line(text, table) if table else None),
+                                 message))
+
+    entries = data.get("languages", [])
+    if not isinstance(entries, list) or not all(isinstance(entry, dict) for entry in entries):
+        raise bad("languages", "languages: expected [[languages]] tables, each with code, locale and html_lang")
     languages = []
-    for i, entry in enumerate(data.get("languages", [])):
+    for i, entry in enumerate(entries):
+        for key in ("code", "locale", "html_lang"):
+            if key not in entry:
+                raise UserError(Problem(path, _table_line(text, "languages", i), f"languages[{i}]: missing key {key!r}"))
+            if not isinstance(entry[key], str):
+                raise bad(key, f"languages[{i}].{key}: expected a string, got {entry[key]!r}", "languages", i)
+        if not LANGUAGE_CODE.fullmatch(entry["code"]):
+            raise bad("code", f"languages[{i}].code: {entry['code']!r} must be a short lowercase language tag "
+                              "(it names a folder and a URL segment), e.g. 'zh' or 'pt-br'", "languages", i)
+        if not BCP47.fullmatch(entry["html_lang"]):
+            raise bad("html_lang", f"languages[{i}].html_lang: {entry['html_lang']!r} is not a BCP 47 language tag, "
+                                   "e.g. 'zh-Hans' or 'ja'", "languages", i)
         try:
-            lang = Language(code=entry["code"], locale=entry["locale"], html_lang=entry["html_lang"])
-            Locale.parse(lang.locale)
-        except KeyError as err:
-            raise UserError(Problem(path, None, f"languages[{i}]: missing key {err.args[0]!r}")) from None
+            Locale.parse(entry["locale"])
         except (UnknownLocaleError, ValueError, TypeError):
-            raise UserError(Problem(path, None, f"languages[{i}]: unknown locale {entry.get('locale')!r}")) from None
-        if not re.fullmatch(r"[a-z]{2,3}(-[a-z0-9]+)?", lang.code):
-            raise UserError(Problem(path, None, f"languages[{i}]: code {lang.code!r} must be a short lowercase tag"))
-        languages.append(lang)
+            raise bad("locale", f"languages[{i}].locale: unknown locale {entry['locale']!r}", "languages", i) from None
+        languages.append(Language(code=entry["code"], locale=entry["locale"], html_lang=entry["html_lang"]))
     if not languages:
         raise UserError(Problem(path, None, "no [[languages]] declared"))
     codes = [lang.code for lang in languages]
-    if len(set(codes)) != len(codes):
-        raise UserError(Problem(path, None, f"duplicate language code in {codes!r}"))
+    for i, code in enumerate(codes):
+        if code in codes[:i]:
+            raise bad("code", f"languages[{i}].code: {code!r} is declared twice", "languages", i)
     source = data.get("source_language", codes[0])
-    if source not in codes:
-        raise UserError(Problem(path, None, f"source_language {source!r} is not a declared language"))
+    if not isinstance(source, str) or source not in codes:
+        raise bad("source_language", f"source_language {source!r} is not a declared language code ({', '.join(codes)})")
     return SiteConfig(languages, source)
+
+
+def _table_line(text: str, table: str, index: int) -> int | None:
+    """Return the line of the `index`-th `[[table]]` header."""
+    headers = [n for n, line in enumerate(text.split("\n"), 1) if line.strip().startswith(f"[[{table}]]")]
+    return headers[index] if index < len(headers) else None
 
 
 def read_catalog(path: Path, locale: str | None = None) -> Catalog:
     """Parse a .po/.pot file, raising a UserError with the line of any syntax error."""
+    if not path.exists() and not path.is_symlink():
+        raise UserError(Problem(path, None, "missing catalog (run `python -m builder catalog`)"))
+    raw = read_bytes(path)
     try:
-        raw = path.read_bytes()
         text = raw.decode("utf-8")
-    except FileNotFoundError:
-        raise UserError(Problem(path, None, "missing catalog (run `python -m builder catalog`)")) from None
     except UnicodeDecodeError as err:
         raise UserError(Problem(path, raw[: err.start].count(b"\n") + 1, "catalog is not valid UTF-8")) from None
     for number, line in enumerate(text.splitlines(), 1):
@@ -105,9 +128,24 @@ def read_catalog(path: Path, locale: str | None = None) -> Catalog:
         raise UserError(Problem(path, int(match.group(1)) + 1 if match else None, f"invalid catalog: {message}")) from None
 
 
+# A printf-style marker as Python's `%` operator reads it; `%%` is a literal percent sign.
+FORMAT_MARKER = re.compile(r"%(?:\((\w+)\))?[-#0 +]*(?:\d+|\*)?(?:\.(?:\d+|\*))?[diouxXeEfFgGcrsa%]|%")
+
+
+def format_markers(text: str) -> tuple[list[str], list[str]]:
+    """Return (named placeholders, anything else the `%` operator would choke on or fill positionally)."""
+    named, other = [], []
+    for match in FORMAT_MARKER.finditer(text):
+        if match.group(0) == "%%":
+            continue
+        (named if match.group(1) else other).append(match.group(1) or match.group(0))
+    return named, other
+
+
 def check_catalog(catalog: Catalog, template: Catalog, path: Path) -> list[Problem]:
     """Report every message the template has that this catalog lacks, leaves untranslated or fuzzy,
-    and every translation whose placeholders differ from its source."""
+    and every translation whose format markers differ from its source: the pages fill named
+    placeholders (`%(n)s`) with the `%` operator, so a `%s` or a lone `%` would print garbage or fail."""
     problems = []
     for message in template:
         if not message.id:
@@ -121,20 +159,37 @@ def check_catalog(catalog: Catalog, template: Catalog, path: Path) -> list[Probl
         elif own.fuzzy:
             problems.append(Problem(path, own.lineno, f"fuzzy translation of {label!r}: review it and remove the fuzzy flag"))
         else:
-            want, got = set(PLACEHOLDER.findall(message.id)), set(PLACEHOLDER.findall(own.string))
-            if want != got:
-                problems.append(Problem(path, own.lineno, f"placeholders {sorted(got)} in the translation of {label!r} "
-                                                          f"differ from the source's {sorted(want)}"))
+            strings = own.string if isinstance(own.string, (list, tuple)) else [own.string]
+            want = set(format_markers(message.id if isinstance(message.id, str) else message.id[0])[0])
+            for string in strings:
+                named, other = format_markers(string)
+                if other:
+                    problems.append(Problem(path, own.lineno, f"format marker {other[0]!r} in the translation of {label!r}: "
+                                                              "use only the source's named placeholders, and %% for a percent sign"))
+                elif set(named) != want:
+                    problems.append(Problem(path, own.lineno, f"placeholders {sorted(set(named))} in the translation of "
+                                                              f"{label!r} differ from the source's {sorted(want)}"))
     return problems
 
 
-def compile_catalog(catalog: Catalog) -> gettext.GNUTranslations:
+def compile_catalog(catalog: Catalog, path: Path | None = None) -> gettext.GNUTranslations:
     """Compile a catalog to gettext translations in memory (no .mo files on disk). The standard
     library's class has everything Jinja uses (gettext, ngettext, pgettext, npgettext)."""
     buffer = io.BytesIO()
     write_mo(buffer, catalog)
     buffer.seek(0)
-    return gettext.GNUTranslations(fp=buffer)
+    try:
+        return gettext.GNUTranslations(fp=buffer)
+    except (ValueError, SyntaxError, RecursionError, OverflowError) as err:  # a Plural-Forms expression gettext cannot read
+        line = None
+        if path is not None:
+            try:
+                line = next((n for n, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+                             if text.strip().startswith('"Plural-Forms:')), None)
+            except (OSError, UnicodeDecodeError):
+                pass
+        raise UserError(Problem(path or "catalog", line, f"invalid Plural-Forms header "
+                                                         f"{catalog.plural_forms!r}: {err}")) from None
 
 
 def catalog_counts(catalog: Catalog, template: Catalog) -> dict[str, int]:

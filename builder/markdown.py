@@ -30,10 +30,11 @@ from mdit_py_plugins.container import container_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 from builder.errors import Problem
+from builder.mathml import UnsafeMath, latex_to_mathml
 
 # Pygments and latex2mathml are imported on first use: a build without code or math skips them.
 
-HEADING_ID = re.compile(r"\s*\{#([a-z][a-z0-9-]*)\}\s*$")
+HEADING_ID = re.compile(r"\{#([a-z][a-z0-9-]*)\}")
 LITERAL_DECIMAL = re.compile(r"(?<![\w.])[−-]?\d+\.\d+")
 CONTAINERS = ("diagram", "walkthrough", "interactive")
 FENCE_LANG = re.compile(r"^ {0,3}(?:```|~~~)[ \t]*([\w+-]+)", re.M)
@@ -121,17 +122,22 @@ def warm_up(bodies) -> None:
         _formatter()
 
 
-@cache
-def latex_to_mathml(content: str, display: str = "inline") -> str:
-    """MathML for a formula; each is checked once and rendered once, then remembered."""
-    from latex2mathml.converter import convert
-    return convert(content, display=display)
+def heading_id(text: str) -> tuple[str, str] | None:
+    """Split `Title {#id}` into (id, "Title"), or return None. Done with string methods, in linear
+    time: a regular expression with `\\s*` on both sides took minutes on a line of many spaces."""
+    stripped = text.rstrip()
+    start = stripped.rfind("{#")
+    if start < 0 or not HEADING_ID.fullmatch(stripped, start):
+        return None
+    return HEADING_ID.fullmatch(stripped, start).group(1), stripped[:start].rstrip()
 
 
 def _math_problem(content: str) -> str | None:
-    """Return why `content` is not valid LaTeX for MathML, or None."""
+    """Return why `content` is not valid (or not allowed) LaTeX for MathML, or None."""
     try:
         latex_to_mathml(content)
+    except UnsafeMath as err:
+        return f"math ${content}$ is not allowed: {err}"
     except Exception as err:  # latex2mathml raises many error types, some with empty messages
         detail = str(err) or re.sub(r"(?<!^)(?=[A-Z])", " ", type(err).__name__).lower()
         return f"invalid math ${content}$: {detail}"
@@ -220,6 +226,7 @@ class LessonRenderer:
         tokens = out.tokens
         in_walkthrough = False
         walk_depth = 0
+        deep = False
         for i, token in enumerate(tokens):
             line = first_line + token.map[0] if token.map else first_line
             token.meta["line"] = line  # markdown-it gives every token a dict of its own
@@ -229,17 +236,17 @@ class LessonRenderer:
                 if level == 1:
                     out.problems.append(Problem(path, line, "use ## for sections: the title comes from the front matter"))
                 last = inline.children[-1] if inline.children else None
-                match = HEADING_ID.search(last.content) if last is not None and last.type == "text" else None
-                if match is None:
+                found = heading_id(last.content) if last is not None and last.type == "text" else None
+                if found is None:
                     out.headings.append((token.tag, "?", line))  # the problem below says what is wrong
                     out.problems.append(Problem(path, line, f"heading {inline.content!r} needs a stable id, "
                                                             "e.g. `## Title {#section-name}`"))
                     continue
-                last.content = last.content[: match.start()]
-                inline.content = HEADING_ID.sub("", inline.content)
-                token.attrSet("id", match.group(1))
-                out.sections.append((level, match.group(1), inline.content, line))
-                out.headings.append((token.tag, match.group(1), line))
+                anchor, last.content = found
+                inline.content = heading_id(inline.content)[1]
+                token.attrSet("id", anchor)
+                out.sections.append((level, anchor, inline.content, line))
+                out.headings.append((token.tag, anchor, line))
             elif token.type == "container_walkthrough_open":
                 in_walkthrough, walk_depth = True, 0
                 out.walkthrough_line = line
@@ -269,6 +276,13 @@ class LessonRenderer:
                         if literal:
                             out.problems.append(Problem(path, child.meta["line"], f"figure {literal.group()!r} typed into the "
                                                         "text: take it from the trace with {{...}} so it cannot disagree"))
+            elif token.nesting == 1 and token.level + 1 >= self.md.options.maxNesting and not token.type.startswith(
+                    ("paragraph", "heading", "th", "td", "tr", "thead", "tbody", "table")) and not deep:
+                # markdown-it silently drops everything from here to the end of the lesson.
+                deep = True
+                out.problems.append(Problem(path, line, "lists or quotes nested too deeply (Markdown stops "
+                                                        f"at {self.md.options.maxNesting} levels of blocks): what follows "
+                                                        "would be lost; flatten them"))
             elif token.type in ("math_block", "math_block_label"):
                 problem = _math_problem(token.content)
                 if problem:

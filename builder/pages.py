@@ -8,6 +8,7 @@ import traceback
 from pathlib import Path
 
 import jinja2
+from markupsafe import escape
 
 from builder.errors import Problem, UserError
 
@@ -66,9 +67,31 @@ def json_for_script(data) -> str:
     )
 
 
+def escaped_translations(translations: gettext.NullTranslations) -> dict:
+    """The gettext callables pages use, returning translations with `<`, `>`, `&` and quotes escaped.
+
+    Jinja's newstyle gettext marks every translated string as safe markup under autoescape, so a
+    catalog (edited by translators, semi-trusted) could put any tag on every page. Escaping the
+    translation itself keeps it text; the placeholders Jinja fills in are escaped by Jinja. Markup a
+    message needs belongs in the template around it, never in the catalog."""
+    def gettext_(message):
+        return str(escape(translations.gettext(message)))
+
+    def ngettext_(singular, plural, n):
+        return str(escape(translations.ngettext(singular, plural, n)))
+
+    def pgettext_(context, message):
+        return str(escape(translations.pgettext(context, message)))
+
+    def npgettext_(context, singular, plural, n):
+        return str(escape(translations.npgettext(context, singular, plural, n)))
+
+    return {"gettext": gettext_, "ngettext": ngettext_, "pgettext": pgettext_, "npgettext": npgettext_}
+
+
 def render_page(env: jinja2.Environment, name: str, translations: gettext.NullTranslations, templates: Path, **context) -> str:
     """Render template `name` in one language, turning template mistakes into file:line problems."""
-    env.install_gettext_translations(translations, newstyle=True)
+    env.install_gettext_callables(**escaped_translations(translations), newstyle=True)
     try:
         return env.get_template(name).render(**context)
     except jinja2.TemplateSyntaxError as err:

@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import json
 import re
-import tomllib
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -46,8 +45,16 @@ import numpy as np
 
 from builder import engine
 from builder.errors import Problem, UserError
+from builder.sources import key_line, read_toml
 
 JSON_DECIMALS = 4
+# Limits, so a scenario cannot make pages of hundreds of megabytes or overflow the engine: every page
+# embeds every token's trace (T² attention weights per step), and the numbers stay far from overflow.
+MAX_TOKENS = 12
+MAX_HIDDEN = 64
+MAX_TOKEN_CHARS = 80
+MAX_MAGNITUDE = 1000.0
+RESERVED_FIELDS = {"length", "correction", "top", "weight", "delta", "after", "before", "attention", "ffn"}
 RUN_KEYS = {"pre-on": ("pre", True), "pre-off": ("pre", False), "post-on": ("post", True)}
 WEIGHT_SHAPES = {  # D = 4 model dimensions, H = FFN width (any, from w_1)
     "w_q": ("D", "D"), "w_k": ("D", "D"), "w_v": ("D", "D"), "w_o": ("D", "D"),
@@ -91,44 +98,23 @@ class Scenario:
 
 
 def line_of(text: str, key: str, section: str | None = None) -> int | None:
-    """Return the 1-based line where `key = ...` is set (inside `[section]` if given)."""
-    in_section = section is None
-    for number, line in enumerate(text.splitlines(), 1):
-        stripped = line.strip()
-        if section is not None and re.fullmatch(r"\[\[?\s*[A-Za-z_][\w.\s]*\]\]?", stripped):  # a table header
-            in_section = stripped.strip("[] ") == section
-            continue
-        if in_section and re.match(rf"{re.escape(key)}\s*=", stripped):
-            return number
-    return None
+    """Return the 1-based line where `key = ...` is set (inside the first `[section]` if given)."""
+    return key_line(text, key, section)
 
 
 def load_scenario(path: Path) -> Scenario:
     """Read one scenario file, raising a UserError naming the file, line and key on any mistake."""
-    try:
-        raw = path.read_bytes()
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as err:
-        line = raw[: err.start].count(b"\n") + 1
-        raise UserError(Problem(path, line, "not valid UTF-8")) from None
-    except OSError as err:
-        raise UserError(Problem(path, None, f"cannot read: {err.strerror}")) from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as err:
-        match = re.search(r"\(at line (\d+), column \d+\)", str(err))
-        message = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(err))
-        raise UserError(Problem(path, int(match.group(1)) if match else None, f"invalid TOML: {message}")) from None
+    text, data = read_toml(path)
 
-    def bad(key, message, section=None):
-        return UserError(Problem(path, line_of(text, key.split(".")[-1], section), f"{key}: {message}"))
+    def bad(key, message, section=None, index=0):
+        return UserError(Problem(path, key_line(text, key.split(".")[-1], section, index), f"{key}: {message}"))
 
-    def need(table, key, kind, prefix="", section=None):
+    def need(table, key, kind, prefix="", section=None, index=0):
         if key not in table:
             raise UserError(Problem(path, None, f"missing key {prefix + key!r}"))
         value = table[key]
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-            raise bad(prefix + key, f"expected {_kind_name(kind)}, got {value!r}", section)
+            raise bad(prefix + key, f"expected {_kind_name(kind)}, got {value!r}", section, index)
         return value
 
     title = need(data, "title", str)
@@ -138,17 +124,29 @@ def load_scenario(path: Path) -> Scenario:
         raise bad("depth", f"must be 1 to {engine.MAX_DEPTH}, got {depth!r}")
     residual = need(data, "residual", bool)
     dimensions = need(data, "dimensions", list)
-    if len(dimensions) != D or not all(isinstance(d, str) and re.fullmatch(r"[a-z][a-z0-9_]*", d) for d in dimensions):
+    if len(dimensions) != D or not all(isinstance(d, str) and re.fullmatch(r"[a-z][a-z0-9_]{0,31}", d) for d in dimensions):
         raise bad("dimensions", f"expected {D} lowercase keys, got {dimensions!r}")
+    if len(set(dimensions)) != D:
+        raise bad("dimensions", f"each dimension needs its own name, got {dimensions!r}")
+    reserved = sorted(set(dimensions) & RESERVED_FIELDS)
+    if reserved:
+        raise bad("dimensions", f"{reserved[0]!r} is a field of trace references ({{{{on:b6 {reserved[0]}}}}}); "
+                                f"name the dimension otherwise (reserved: {', '.join(sorted(RESERVED_FIELDS))})")
 
     tokens_table = need(data, "tokens", list)
     if not tokens_table or not all(isinstance(t, dict) for t in tokens_table):
         raise bad("tokens", "expected one or more [[tokens]] tables")
+    if not 2 <= len(tokens_table) <= MAX_TOKENS:
+        raise bad("tokens", f"a scenario has 2 to {MAX_TOKENS} tokens (each page embeds every token's trace), "
+                            f"got {len(tokens_table)}")
     tokens, vectors = [], []
     for i, tok in enumerate(tokens_table):
         where = f"tokens[{i}]."
-        tokens.append(need(tok, "text", str, where))
-        vectors.append(_matrix(tok.get("vector"), (D,), f"{where}vector", bad, "tokens"))
+        word = need(tok, "text", str, where, "tokens", i)
+        if not 1 <= len(word) <= MAX_TOKEN_CHARS or not word.isprintable():
+            raise bad(f"{where}text", f"a token is 1 to {MAX_TOKEN_CHARS} printable characters, got {word!r}", "tokens", i)
+        tokens.append(word)
+        vectors.append(_matrix(tok.get("vector"), (D,), f"{where}vector", lambda k, m, s: bad(k, m, s, i), "tokens"))
     if tracked_text not in tokens:
         raise bad("tracked", f"{tracked_text!r} is not one of the tokens {tokens!r}")
 
@@ -161,17 +159,24 @@ def load_scenario(path: Path) -> Scenario:
         value = weights_table[key]
         if key == "w_1" and isinstance(value, list) and value and isinstance(value[0], list):
             hidden = len(value[0])
+            if not 1 <= hidden <= MAX_HIDDEN:
+                raise bad("weights.w_1", f"the FFN has 1 to {MAX_HIDDEN} hidden units, got {hidden}", "weights")
         shape = tuple(D if d == "D" else (hidden or 0) for d in dims)
         arrays[key] = _matrix(value, shape, f"weights.{key}", bad, "weights")
     unknown = sorted(set(weights_table) - set(WEIGHT_SHAPES))
     if unknown:
         raise bad(f"weights.{unknown[0]}", "unknown weight (expected " + ", ".join(WEIGHT_SHAPES) + ")", "weights")
 
-    return Scenario(
+    scenario = Scenario(
         name=path.stem, path=path, title=title, tokens=tokens, x0=np.array(vectors),
         tracked=tokens.index(tracked_text), dimensions=dimensions, depth=depth,
         residual=residual, weights=engine.Weights(**arrays),
     )
+    for key, trace in scenario.traces.items():  # within the limits above this cannot happen; say so if it does
+        if not all(np.isfinite(a).all() for s in trace.steps for a in (s.after, s.delta)):
+            raise UserError(Problem(path, None, f"the {key} run produced numbers too large to compute; "
+                                                "use smaller weights and vectors"))
+    return scenario
 
 
 def _kind_name(kind) -> str:
@@ -182,13 +187,16 @@ def _matrix(value, shape, key, bad, section):
     """Check a nested list of finite numbers has `shape` and return it as an array."""
     try:
         arr = np.array(value, dtype=float)
-    except (TypeError, ValueError):
-        raise bad(key, f"expected shape {_shape_text(shape)} of numbers (rows of equal length)", section) from None
+    except (TypeError, ValueError, OverflowError):
+        raise bad(key, f"expected shape {_shape_text(shape)} of numbers (rows of equal length, "
+                       f"each within ±{MAX_MAGNITUDE:g})", section) from None
     if arr.shape != shape or 0 in shape:
         got = _shape_text(arr.shape) if value is not None else "nothing"
         raise bad(key, f"expected shape {_shape_text(shape)}, got {got}", section)
     if not np.isfinite(arr).all():
         raise bad(key, "contains NaN or infinity", section)
+    if (np.abs(arr) > MAX_MAGNITUDE).any():
+        raise bad(key, f"every number must be within ±{MAX_MAGNITUDE:g}, got {np.abs(arr).max():g}", section)
     return arr
 
 

@@ -16,9 +16,10 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from builder.build import Workspace, gather, write_atomically
+from builder.build import Workspace, gather
+from builder.output import OutputLock, write_atomically
 from builder.checks import check_parity
-from builder.errors import UserError
+from builder.errors import Problem, UserError
 from builder import site
 
 STATUS_PATH = "/__lesson_builder/status"
@@ -68,29 +69,41 @@ class Preview:
             rendering = site.render_site(inputs, None, only=only)
             problems += check_parity(inputs.lessons, rendering.outlines, inputs.config.source_language)
             problems += rendering.problems
-            files = rendering.files
             if problems:
                 raise UserError(list(dict.fromkeys(problems)))
+            written = self._write(rendering.files, only)
         except UserError as err:
             with self.lock:
                 self.errors = [str(p) for p in err.problems]
                 self.version += 1
             return f"build failed: {len(err.problems)} problem(s)\n" + "\n".join(self.errors)
+        except Exception as err:  # our bug: show it in the page and keep serving, with the traceback here
+            import traceback
+            traceback.print_exc()
+            with self.lock:
+                self.errors = [f"internal error (please report it): {type(err).__name__}: {err}"]
+                self.version += 1
+            return "build failed: internal error"
+        scope = "all pages" if only is None else ", ".join(sorted(written)) or "nothing changed"
+        return f"rebuilt {scope} in {time.perf_counter() - started:.2f} s"
+
+    def _write(self, files: dict[str, bytes], only: set[str] | None) -> list[str]:
+        """Write a full rebuild atomically, a partial one file by file; return what changed."""
         with self.lock:
             merged = {**self.files, **files} if only is not None else files
             written = [rel for rel, data in files.items() if self.files.get(rel) != data]
-            self.files = merged
             if only is None or not self.out.exists():
                 write_atomically(self.out, merged)
             else:
-                for rel in written:
-                    target = self.out / rel
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    target.write_bytes(files[rel])
+                with OutputLock(self.out.absolute()):
+                    for rel in written:
+                        target = self.out / rel
+                        target.parent.mkdir(parents=True, exist_ok=True)
+                        target.write_bytes(files[rel])
+            self.files = merged
             self.errors = []
             self.version += 1
-        scope = "all pages" if only is None else ", ".join(sorted(written)) or "nothing changed"
-        return f"rebuilt {scope} in {time.perf_counter() - started:.2f} s"
+        return written
 
     def _affected_slugs(self, changed: set[Path] | None) -> set[str] | None:
         """Lesson files affect their own slug; anything else (scenarios, catalogs, templates) affects all."""
@@ -110,39 +123,108 @@ class Preview:
             return json.dumps({"version": self.version, "errors": self.errors}).encode("utf-8")
 
 
-def make_handler(preview: Preview):
+MAX_PATH = 2048  # longer request targets are refused (no page of ours has one)
+MAX_CONNECTIONS = 64  # connections served at once; more are closed at once
+TIMEOUT = 10  # seconds a connection may sit idle (half-open connections would hold threads forever)
+LOCAL_HOSTS = {"127.0.0.1", "localhost", "[::1]"}
+
+
+def make_handler(preview: Preview, extra_hosts: frozenset[str] = frozenset()):
     root = preview.out.resolve()
+    hosts = LOCAL_HOSTS | set(extra_hosts)
 
     class Handler(SimpleHTTPRequestHandler):
+        timeout = TIMEOUT
+
         def log_message(self, format, *args):  # quiet: the terminal shows builds, not requests
             pass
 
         def do_GET(self):
+            self._respond(head=False)
+
+        def do_HEAD(self):
+            self._respond(head=True)
+
+        def _respond(self, head: bool):
+            """One guard for every method: the Host header, the request target, the output folder."""
+            host = (self.headers.get("Host") or "").strip().lower()
+            name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
+            if name not in hosts:  # a DNS-rebinding page reaches us under a foreign name
+                return self.send_error(HTTPStatus.BAD_REQUEST, "unknown Host header; use 127.0.0.1 or localhost")
             path = urlsplit(self.path).path
-            if path == STATUS_PATH:
-                return self._send(preview.status(), "application/json")
-            if path == SCRIPT_PATH:
-                return self._send(RELOAD_JS.encode("utf-8"), "text/javascript")
-            target = Path(self.translate_path(self.path)).resolve()
             raw = unquote(path)
+            if len(self.path) > MAX_PATH or "\0" in raw or any(ord(c) < 32 for c in raw) or not path.startswith("/"):
+                return self.send_error(HTTPStatus.BAD_REQUEST, "bad request target")
+            if path == STATUS_PATH:
+                return self._send(preview.status(), "application/json", head=head)
+            if path == SCRIPT_PATH:
+                return self._send(RELOAD_JS.encode("utf-8"), "text/javascript", head=head)
+            try:
+                target = Path(self.translate_path(self.path)).resolve()
+            except (OSError, ValueError):
+                return self.send_error(HTTPStatus.BAD_REQUEST, "bad request target")
             if ".." in Path(raw).parts or not (target == root or root in target.parents):
                 return self.send_error(HTTPStatus.FORBIDDEN, "outside the output folder")
-            if target.is_file() and target.suffix == ".html":
-                page = target.read_bytes().replace(b"</body>", f'<script src="{SCRIPT_PATH}"></script></body>'.encode(), 1)
-                return self._send(page, "text/html; charset=utf-8")
-            if not target.exists() and (root / "404.html").exists() and not preview.errors:
-                return self._send((root / "404.html").read_bytes(), "text/html; charset=utf-8", HTTPStatus.NOT_FOUND)
-            return super().do_GET()
+            if target.is_dir():
+                if not path.endswith("/"):
+                    return self._redirect(path + "/")
+                target = target / "index.html"
+            if target.is_file():
+                body = target.read_bytes()
+                if target.suffix == ".html":
+                    body = body.replace(b"</body>", f'<script src="{SCRIPT_PATH}"></script></body>'.encode(), 1)
+                return self._send(body, self.guess_type(str(target)), head=head)
+            if (root / "404.html").is_file() and not preview.errors:
+                return self._send((root / "404.html").read_bytes(), "text/html; charset=utf-8", HTTPStatus.NOT_FOUND, head)
+            return self.send_error(HTTPStatus.NOT_FOUND, "not found")  # no folder listings, ever
 
-        def _send(self, body: bytes, kind: str, code=HTTPStatus.OK):
+        def _redirect(self, location: str):
+            self.send_response(HTTPStatus.MOVED_PERMANENTLY)
+            self.send_header("Location", location)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def _send(self, body: bytes, kind: str, code=HTTPStatus.OK, head: bool = False):
+            if kind.startswith("text/") and "charset" not in kind:
+                kind += "; charset=utf-8"
             self.send_response(code)
             self.send_header("Content-Type", kind)
             self.send_header("Content-Length", str(len(body)))
             self.send_header("Cache-Control", "no-store")
             self.end_headers()
-            self.wfile.write(body)
+            if not head:
+                self.wfile.write(body)
 
     return partial(Handler, directory=str(root))
+
+
+class PreviewServer(ThreadingHTTPServer):
+    """A threading server with a bound on connections served at once."""
+
+    daemon_threads = True
+
+    def __init__(self, address, handler):
+        self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+        super().__init__(address, handler)
+
+    def process_request(self, request, client_address):
+        if not self._slots.acquire(blocking=False):
+            self.shutdown_request(request)  # too many at once: close it rather than queue a thread
+            return
+        try:
+            super().process_request(request, client_address)
+        except Exception:
+            self._slots.release()
+            raise
+
+    def process_request_thread(self, request, client_address):
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
+
+    def handle_error(self, request, client_address):  # a client that hung up is not our problem
+        pass
 
 
 def serve(content: Path, out: Path, templates: Path, host: str = "127.0.0.1", port: int = 8000,
@@ -151,25 +233,28 @@ def serve(content: Path, out: Path, templates: Path, host: str = "127.0.0.1", po
     from watchfiles import watch
 
     preview = Preview(content, out, templates)
-    print(preview.rebuild(), flush=True)
-    out.mkdir(parents=True, exist_ok=True)
-    server = ThreadingHTTPServer((host, port), make_handler(preview))
-    server.daemon_threads = True
-    address = f"http://{host}:{server.server_address[1]}/"
-    print(f"serving {out} at {address}index.html (Ctrl+C to stop)", flush=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    if ready is not None:
-        ready.port = server.server_address[1]
-        ready.set()
-    watched = [p for p in (content, templates) if p.exists()]
+    try:  # bind first: a port in use or a bad address is reported before any work
+        server = PreviewServer((host, port), make_handler(preview, frozenset({host.lower()})))
+    except (OSError, OverflowError, UnicodeError, ValueError) as err:
+        reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+        raise UserError(Problem(f"--host {host} --port {port}", None, f"cannot serve there: {reason}")) from None
     try:
+        print(preview.rebuild(), flush=True)
+        out.mkdir(parents=True, exist_ok=True)
+        address = f"http://{host}:{server.server_address[1]}/"
+        print(f"serving {out} at {address}index.html (Ctrl+C to stop)", flush=True)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        if ready is not None:
+            ready.port = server.server_address[1]
+            ready.set()
+        watched = [p for p in (content, templates) if p.exists()]
         for changes in watch(*watched, stop_event=stop, debounce=200, step=50, yield_on_timeout=False):
-            changed = {Path(path) for _, path in changes}
-            print(preview.rebuild(changed), flush=True)
+            changed = {Path(path) for _, path in changes if not Path(path).name.startswith(".")}
+            if changed:
+                print(preview.rebuild(changed), flush=True)
     except KeyboardInterrupt:
         pass
     finally:
         server.shutdown()
         server.server_close()
         print("stopped", file=sys.stderr)
-

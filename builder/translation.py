@@ -98,26 +98,26 @@ def mark_current(content: Path, lang: str, slugs: list[str]) -> list[str]:
 
 
 def write_record(lesson: Lesson, source: Lesson) -> None:
-    """Replace (or add) the [translation] table at the end of the lesson's front matter."""
+    """Replace (or add) the [translation] table of the lesson's front matter, keeping everything else of
+    it as written (comments, order, a `[translation.sections]` sub-table becomes the new record)."""
+    import tomlkit
+
     lines = lesson.text.split("\n")
     end = next(i for i in range(1, len(lines)) if lines[i].strip() == FENCE)
-    front = lines[1:end]
-    def is_record(line):
-        return re.match(r"\s*\[translation\]\s*(#.*)?$", line) is not None
-
-    if any(is_record(line) for line in front):
-        start = next(i for i, line in enumerate(front) if is_record(line))
-        stop = next((i for i in range(start + 1, len(front)) if front[i].lstrip().startswith("[")), len(front))
-        front = front[:start] + front[stop:]
-        while front and not front[-1].strip():
-            front.pop()
-    while front and not front[-1].strip():
-        front.pop()
-    sections = ", ".join(f'"{key}" = "{value}"' for key, value in section_hashes(source).items())
-    record = ["", "[translation]  # written by `python -m builder mark-current`; do not edit",
-              f'source_hash = "{source.source_hash()}"', f"sections = {{ {sections} }}"]
-    text = "\n".join([lines[0], *front, *record, *lines[end:]])
-    lesson.path.write_text(text, encoding="utf-8")
+    front = tomlkit.parse("\n".join(lines[1:end]))
+    if "translation" in front:
+        del front["translation"]
+    record = tomlkit.table()
+    record.comment("written by `python -m builder mark-current`; do not edit")
+    record.add("source_hash", source.source_hash())
+    sections = tomlkit.inline_table()
+    sections.update(section_hashes(source))
+    record.add("sections", sections)
+    text = tomlkit.dumps(front).rstrip("\n")
+    front_lines = ([text, ""] if text else []) + tomlkit.dumps(tomlkit.document() | {"translation": record}).rstrip("\n").split("\n")
+    new_text = "\n".join([lines[0], *front_lines, *lines[end:]])
+    newline = "\r\n" if b"\r\n" in lesson.path.read_bytes() else "\n"  # keep a Windows editor's line endings
+    lesson.path.write_bytes(new_text.replace("\n", newline).encode("utf-8"))
 
 
 def collect_status(content: Path) -> dict:

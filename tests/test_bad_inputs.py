@@ -25,7 +25,11 @@ def apply(edit: dict, content: Path, tmp: Path) -> None:
     name = edit["file"].replace("{tmp}", str(tmp))
     path = Path(name) if name.startswith(str(tmp)) else (tmp / name if name.startswith("templates/") else content / name)
     path.parent.mkdir(parents=True, exist_ok=True)
-    if "write" in edit:
+    if "mkdir" in edit:
+        path.mkdir()
+    elif "symlink_to" in edit:
+        path.symlink_to(edit["symlink_to"].replace("{tmp}", str(tmp)))
+    elif "write" in edit:
         path.write_text(edit["write"], encoding="utf-8")
     elif "copy_from" in edit:
         shutil.copy(content / edit["copy_from"], path)
@@ -33,9 +37,14 @@ def apply(edit: dict, content: Path, tmp: Path) -> None:
         path.unlink()
     elif "replace" in edit:
         old, new = edit["replace"]
+        new = new.replace("{deep}", "[" * 5000 + "]" * 5000).replace("{huge}", "9" * 5000)
         text = path.read_text(encoding="utf-8")
         assert old in text, f"{path}: {old!r} not found; the case is out of date"
         path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    elif "append" in edit:
+        with path.open("a", encoding="utf-8") as file:
+            file.write(edit["append"].replace("{deep}", "[" * 5000 + "]" * 5000).replace(
+                "{many_tokens}", '[[tokens]]\ntext = "w"\nvector = [0.1, 0.2, 0.3, 0.4]\n' * 1000))
     elif "hex" in edit:
         lines = path.read_bytes().split(b"\n")
         n = edit["append_hex_after_line"]
@@ -55,7 +64,8 @@ def test_broken_input_is_reported_in_one_line_and_dist_is_untouched(tmp_path, ca
         apply(edit, content, tmp_path)
 
     args = [a.replace("{tmp}", str(tmp_path)) for a in spec.get("args", [])]
-    command = spec.get("command") or ["build", "--content", str(content), "--templates", str(templates), "--out", str(out), *args]
+    command = [a.replace("{tmp}", str(tmp_path)) for a in spec.get("command", [])] or [
+        "build", "--content", str(content), "--templates", str(templates), "--out", str(out), *args]
     result = subprocess.run([sys.executable, "-m", "builder", *command], cwd=ROOT, capture_output=True, text=True)
 
     assert result.returncode == spec.get("exit_code", 1), result.stderr
@@ -71,7 +81,10 @@ def test_broken_input_is_reported_in_one_line_and_dist_is_untouched(tmp_path, ca
         prefix = f"{base / name}:" + (f"{line}:" if line else "")
         matching = [line for line in lines if line.startswith(prefix) and spec["expect"] in line]
         assert matching, f"no line starting {prefix!r} and containing {spec['expect']!r}:\n{result.stderr}"
-        assert lines[-1].startswith("build: ") and lines[-1].endswith("nothing written")
+        if command[0] == "build":
+            assert lines[-1].startswith("build: ") and lines[-1].endswith("nothing written")
+        else:
+            assert lines[-1].startswith(f"{command[0]}: ")
     else:
         assert spec["expect"] in result.stderr
     assert tree_digest(out) == before, "an existing dist/ changed"

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import subprocess
+from pathlib import Path
 import sys
 
 import pytest
 
-from conftest import ROOT, parse
+from conftest import ROOT, build_site, parse
 
 TRANSFORMER_SECTIONS = ["two-updates", "unrolled-sum", "walkthrough", "residual-off", "why-residuals", "norm-vs-skip",
                         "edge-cases", "mistakes", "scope"]
@@ -183,3 +184,53 @@ def test_glossary_terms_are_used_in_each_language():
             lessons = " ".join((ROOT / "content" / lang / f"{slug}.md").read_text(encoding="utf-8")
                                for slug in ("transformer-block", "ffn-residual"))
             assert term[lang] in lessons, (term["en"], lang, term[lang])
+
+
+def test_a_lesson_saved_with_windows_line_endings_builds_the_same(tmp_path, content_copy):
+    from test_site import tree_digest
+
+    before = tree_digest(build_site(content_copy, tmp_path / "lf"))
+    for lesson in (content_copy / "zh").glob("*.md"):
+        lesson.write_bytes(lesson.read_bytes().replace(b"\n", b"\r\n"))
+    assert tree_digest(build_site(content_copy, tmp_path / "crlf")) == before
+
+
+def test_editor_lock_files_and_hidden_files_are_not_lessons(tmp_path, content_copy):
+    (content_copy / "zh" / ".#ffn-residual.md").symlink_to("root@host.1234:1700000000")  # Emacs, while editing
+    (content_copy / "ja" / ".draft.md").write_text("not a lesson", encoding="utf-8")
+    out = build_site(content_copy, tmp_path / "dist")
+    assert sorted(p.name for p in (out / "zh").iterdir()) == ["ffn-residual.html", "index.html", "transformer-block.html"]
+
+
+def test_an_unreadable_lesson_is_reported_with_its_path(content_copy, monkeypatch):
+    from builder.build import check
+    from builder.errors import UserError
+
+    real = Path.read_bytes
+
+    def read_bytes(path):
+        if path.name == "ffn-residual.md" and path.parent.name == "ja":
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path)
+
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    with pytest.raises(UserError) as caught:
+        check(content_copy, ROOT / "templates")
+    assert [str(p) for p in caught.value.problems] == [f"{content_copy / 'ja' / 'ffn-residual.md'}: cannot read: Permission denied"]
+
+
+def test_a_heading_of_many_spaces_is_parsed_in_linear_time():
+    # 150,000 spaces took 79 s with the old pattern; run it in a child with a hang guard, not a speed target.
+    code = ("from pathlib import Path; from builder.markdown import LessonRenderer; r = LessonRenderer(); "
+            "p = r.parse('## a' + ' ' * 150000 + 'b {#x}\\n' + '## c' + ' ' * 150000 + '\\n', Path('x.md'), 1); "
+            "print(p.sections[0][1], len(p.problems))")
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert result.stdout.split() == ["x", "1"], result.stderr
+
+
+def test_lists_nested_too_deeply_are_reported_not_dropped():
+    from builder.markdown import LessonRenderer
+
+    body = "intro\n\n" + "".join("  " * i + "- x\n" for i in range(12)) + "\n## After {#after}\n"
+    parsed = LessonRenderer().parse(body, Path("deep.md"), 5)
+    assert [(p.line, "nested too deeply" in p.message) for p in parsed.problems] == [(16, True)]

@@ -145,10 +145,10 @@ def preview(tmp_path, content_copy):
     thread.join(10)
 
 
-def raw_get(base, path):
+def raw_get(base, path, method="GET", host_header=None):
     host, port = base.split("//")[1].rstrip("/").split(":")
     with socket.create_connection((host, int(port)), timeout=5) as sock:
-        sock.sendall(f"GET {path} HTTP/1.0\r\nHost: x\r\n\r\n".encode())
+        sock.sendall(f"{method} {path} HTTP/1.0\r\nHost: {host_header or f'{host}:{port}'}\r\n\r\n".encode())
         data = b""
         while chunk := sock.recv(65536):
             data += chunk
@@ -206,3 +206,26 @@ def test_preview_rebuilds_only_the_pages_an_edit_affects(tmp_path, content_copy)
     scenario = content_copy / "scenarios" / "river-bank.toml"
     edit(scenario, 'title = "by the river bank"', 'title = "by the river bank (edited)"')
     assert preview.rebuild({scenario}).startswith("rebuilt all pages")
+
+
+def test_mark_current_rewrites_a_sections_sub_table_and_keeps_the_rest(content_copy):
+    lesson = content_copy / "ja" / "transformer-block.md"
+    text = lesson.read_text(encoding="utf-8")
+    start, end = text.index("[translation]"), text.index("+++", 4)
+    # The same record written by hand as a sub-table, with a comment a translator added above it.
+    lesson.write_text(text[:start] + '# 翻訳メモ：用語集に従う\n[translation]\nsource_hash = "old"\n\n[translation.sections]\n'
+                      'intro = "x"\n' + text[end:], encoding="utf-8")
+    assert run_cli("mark-current", "ja", "transformer-block", "--content", str(content_copy)).returncode == 0
+    after = lesson.read_text(encoding="utf-8")
+    assert "# 翻訳メモ：用語集に従う" in after and after.count("[translation") == 1
+    assert lesson_state(status_json(content_copy), "transformer-block", "ja")["status"] == "current"
+    assert run_cli("check", "--content", str(content_copy)).returncode == 0
+
+
+def test_mark_current_keeps_windows_line_endings(content_copy):
+    lesson = content_copy / "ja" / "ffn-residual.md"
+    lesson.write_bytes(lesson.read_bytes().replace(b"\n", b"\r\n"))
+    assert run_cli("mark-current", "ja", "ffn-residual", "--content", str(content_copy)).returncode == 0
+    raw = lesson.read_bytes()
+    assert raw.count(b"\r\n") == raw.count(b"\n")
+    assert lesson_state(status_json(content_copy), "ffn-residual", "ja")["status"] == "current"
