@@ -13,10 +13,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from builder import checks, site
+from builder import checks, publish, site
 from builder.catalogs import load_translations
 from builder.content import load_lessons
 from builder.errors import Problem, UserError
+from builder.figures import KINDS
 from builder.i18n import CATALOG_NAME, TEMPLATE_NAME, SiteConfig, load_site_config
 from builder.markdown import LessonRenderer
 from builder.output import Staging
@@ -123,7 +124,7 @@ def gather(content: Path, templates: Path, workspace: Workspace | None = None) -
     problems += found
     # Lessons may name a scenario that exists but failed to load: that file's own error is enough.
     on_disk = {path.stem for path in (content / "scenarios").glob("*.toml")}
-    lessons, found = load_lessons(content, config, on_disk, remember)
+    lessons, found = load_lessons(content, config, on_disk, remember, figures=set(KINDS))
     problems += found
     translations, found = remember(content / TEMPLATE_NAME, lambda: load_translations(content, config),
                                    lambda: (config.languages, *(_read_or_none(content / lang.code / CATALOG_NAME)
@@ -207,7 +208,7 @@ def build(content: Path, out: Path, templates: Path, base_url: str | None = None
             # The archive's own pages must not link to an archive they do not contain. Rendered in
             # this process: forking now, with the staging folder's writer threads alive, is not safe.
             offline = site.render_site(inputs, base_url, offline_link=False, jobs=1).files
-            files["offline.zip"] = site.zip_site(offline)
+            files["offline.zip"] = publish.zip_site(offline)
             watch.lap("zip")
         staging.commit(files)
     watch.lap("write")

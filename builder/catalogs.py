@@ -21,16 +21,21 @@ from builder.i18n import (CATALOG_NAME, TEMPLATE_NAME, SiteConfig, check_catalog
                           load_site_config, read_catalog)
 
 PROJECT = "lesson-builder"
-KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "pgettext": ((1, "c"), 2)}
+KEYWORDS = {"_": None, "N_": None, "gettext": None, "ngettext": (1, 2), "pgettext": ((1, "c"), 2)}
 
 
 def extract_scenarios(fileobj, keywords, comment_tags, options):
-    """Babel extractor: the dimension keys of a scenario, as `pgettext("dimension", key)`."""
+    """Babel extractor: a scenario's title, as `pgettext("scenario", title)`, and its dimension keys, as
+    `pgettext("dimension", key)`."""
     text = fileobj.read().decode("utf-8", errors="replace")
     try:
         data = tomllib.loads(text)
     except (tomllib.TOMLDecodeError, RecursionError, ValueError):
         return
+    title = data.get("title")
+    if isinstance(title, str) and title:
+        line = next((n for n, row in enumerate(text.splitlines(), 1) if row.startswith("title")), 1)
+        yield line, "pgettext", ("scenario", title), ["The title of an example sentence (its words stay English)"]
     dimensions = data.get("dimensions")
     # A malformed scenario is reported by the build; extraction takes what is usable.
     for key in dimensions if isinstance(dimensions, list) else []:
@@ -48,6 +53,8 @@ def extract_template(content: Path, templates: Path) -> Catalog:
                                                                   "**.xml": {"extensions": "jinja2.ext.i18n"}}),
         (content / "scenarios", [("*.toml", "builder.catalogs:extract_scenarios")], {}),
         (Path(__file__).parent, [("site.py", "python")], {}),  # the entry page's per-language strings
+        (Path(__file__).parent / "figures", [("**.py", "python"), ("**.html", "jinja2")],  # the figure kinds' labels
+         {"**.html": {"extensions": "jinja2.ext.i18n"}}),
     ]
     for folder, method_map, options_map in sources:
         for filename, lineno, message, comments, context in extract_from_dir(

@@ -29,7 +29,7 @@ def check_parity(lessons: dict[str, dict[str, Lesson]], outlines: dict[tuple[str
 def compare(source: Lesson, other: Lesson, a: Outline, b: Outline) -> list[Problem]:
     """Compare one translation (outline `b`) with its source (outline `a`)."""
     problems = []
-    for key in ("scenario", "figure", "walkthrough"):
+    for key in ("scenario", "scenarios", "figures", "walkthrough"):
         if source.meta.get(key) != other.meta.get(key):
             problems.append(Problem(other.path, meta_line(other.text, key) or 1,
                                     f"front matter {key!r} is {other.meta.get(key)!r} but {source.path} has "
@@ -48,8 +48,8 @@ def compare(source: Lesson, other: Lesson, a: Outline, b: Outline) -> list[Probl
     if a.steps != b.steps:
         problems.append(Problem(other.path, other.body_line, f"{b.steps} walkthrough steps but {source.path} has {a.steps}"))
     if a.interactive != b.interactive:
-        problems.append(Problem(other.path, other.body_line, f"`::: interactive` is {'missing' if a.interactive else 'extra'} "
-                                                             f"compared with {source.path}"))
+        problems.append(Problem(other.path, other.body_line, f"figures placed by `::: interactive` are {list(b.interactive)} "
+                                                             f"but {source.path} places {list(a.interactive)}"))
     if a.refs != b.refs:
         missing = sorted((a.refs - b.refs).elements())
         extra = sorted((b.refs - a.refs).elements())

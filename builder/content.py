@@ -6,9 +6,10 @@ A lesson is `content/<lang>/<slug>.md`: TOML front matter between `+++` lines, t
     title = "Transformer 块"
     order = 1                      # position in the lesson list
     summary = "..."                # one line for the lesson list
-    scenario = "river-bank"        # content/scenarios/<name>.toml, for figures and trace values
-    figure = "depth-map"           # the interactive figure: "depth-map" or "norm-compare"
-    walkthrough = ["input", "b1.attention", "b1.ffn", "b2", "b3", "sum"]
+    scenario = "river-bank"        # content/scenarios/<name>.toml: the default, for figures and trace values
+    scenarios = ["river-bank", "money-bank"]   # optional: the scenarios a reader can pick (the default first)
+    figures = ["depth-map", "attention"]       # interactive figures, each placed by `::: interactive <name>`
+    walkthrough = ["input", "b1.attention", "b1.ffn", "b2", "b3", "sum"]   # steps (builder/steps.py)
 
     [translation]                  # only in translations; written by `python -m builder mark-current`
     source_hash = "..."
@@ -26,14 +27,13 @@ from pathlib import Path
 from builder.errors import Problem, UserError
 from builder.i18n import SiteConfig
 from builder.sources import parse_toml, read_text
+from builder.steps import STEP_HELP, parse_step
 
 FENCE = "+++"
 SLUG = re.compile(r"[a-z0-9][a-z0-9-]*")
-FIGURES = ("depth-map", "norm-compare")
-STEP = re.compile(r"input|sum|b[1-6](\.(attention|ffn))?")
 NON_LESSON_FOLDERS = {"scenarios"}
 RESERVED_SLUGS = {"index", "404"}  # these names are the lesson list and the not-found page
-KNOWN_KEYS = {"title", "order", "summary", "scenario", "figure", "walkthrough", "translation"}
+KNOWN_KEYS = {"title", "order", "summary", "scenario", "scenarios", "figures", "walkthrough", "translation"}
 
 
 @dataclass
@@ -51,7 +51,8 @@ class Lesson:
     order: int = 0
     summary: str = ""
     scenario: str | None = None
-    figure: str | None = None
+    scenarios: list[str] = field(default_factory=list)  # the default first
+    figures: list[str] = field(default_factory=list)
     walkthrough: list[str] = field(default_factory=list)
 
     def source_hash(self) -> str:
@@ -83,8 +84,9 @@ def meta_line(text: str, key: str) -> int | None:
     return None
 
 
-def load_lesson(path: Path, lang: str, scenarios: set[str]) -> Lesson:
-    """Read and validate one lesson file."""
+def load_lesson(path: Path, lang: str, scenarios: set[str], figures: set[str] | None = None) -> Lesson:
+    """Read and validate one lesson file; `scenarios` and `figures` are the names that exist (figure
+    names go unchecked when `figures` is None: the translation status does not need them)."""
     text = read_text(path)
     meta, body, body_line = split_front_matter(text, path)
     slug = path.stem
@@ -101,7 +103,8 @@ def load_lesson(path: Path, lang: str, scenarios: set[str]) -> Lesson:
     if unknown:
         raise bad(unknown[0], f"unknown key (known: {', '.join(sorted(KNOWN_KEYS))})")
     for key, kind, required in (("title", str, True), ("order", int, True), ("summary", str, False),
-                                ("scenario", str, False), ("figure", str, False), ("walkthrough", list, False)):
+                                ("scenario", str, False), ("scenarios", list, False), ("figures", list, False),
+                                ("walkthrough", list, False)):
         if key not in meta:
             if required:
                 raise UserError(Problem(path, 1, f"front matter is missing {key!r}"))
@@ -109,6 +112,8 @@ def load_lesson(path: Path, lang: str, scenarios: set[str]) -> Lesson:
         value = meta[key]
         if not isinstance(value, kind) or isinstance(value, bool):
             raise bad(key, f"expected {'a string' if kind is str else 'an integer' if kind is int else 'an array'}, got {value!r}")
+        if kind is list and not all(isinstance(item, str) for item in value):
+            raise bad(key, f"expected an array of names, got {value!r}")
     lesson.title = meta["title"].strip()
     if not lesson.title:
         raise bad("title", "must not be empty")
@@ -117,18 +122,27 @@ def load_lesson(path: Path, lang: str, scenarios: set[str]) -> Lesson:
     lesson.scenario = meta.get("scenario")
     if lesson.scenario is not None and lesson.scenario not in scenarios:
         raise bad("scenario", f"unknown scenario {lesson.scenario!r} (have: {', '.join(sorted(scenarios)) or 'none'})")
-    lesson.figure = meta.get("figure")
-    if lesson.figure is not None:
-        if lesson.figure not in FIGURES:
-            raise bad("figure", f"unknown figure {lesson.figure!r} (known: {', '.join(FIGURES)})")
-        if lesson.scenario is None:
-            raise bad("figure", "a figure needs a scenario")
+    lesson.scenarios = meta.get("scenarios", [lesson.scenario] if lesson.scenario else [])
+    for name in lesson.scenarios:
+        if name not in scenarios:
+            raise bad("scenarios", f"unknown scenario {name!r} (have: {', '.join(sorted(scenarios)) or 'none'})")
+    if lesson.scenarios and (lesson.scenario is None or lesson.scenarios[0] != lesson.scenario
+                             or len(set(lesson.scenarios)) != len(lesson.scenarios)):
+        raise bad("scenarios", "list each scenario once, the default (`scenario`) first")
+    lesson.figures = meta.get("figures", [])
+    for name in lesson.figures:
+        if figures is not None and name not in figures:
+            raise bad("figures", f"unknown figure {name!r} (known: {', '.join(sorted(figures))})")
+    if len(set(lesson.figures)) != len(lesson.figures):
+        raise bad("figures", "each figure kind may appear once on a page")
+    if lesson.figures and lesson.scenario is None:
+        raise bad("figures", "a figure needs a scenario")
     lesson.walkthrough = meta.get("walkthrough", [])
     for step in lesson.walkthrough:
-        if not isinstance(step, str) or not STEP.fullmatch(step):
-            raise bad("walkthrough", f"unknown step {step!r} (use input, b1..b6, b1.attention, b1.ffn, sum)")
-    if lesson.walkthrough and lesson.figure != "depth-map":
-        raise bad("walkthrough", "a walkthrough needs figure = \"depth-map\"")
+        if parse_step(step) is None:
+            raise bad("walkthrough", f"unknown step {step!r} ({STEP_HELP})")
+    if lesson.walkthrough and "depth-map" not in lesson.figures:
+        raise bad("walkthrough", "a walkthrough needs the depth-map figure")
     translation = meta.get("translation")
     if translation is not None:
         sections = translation.get("sections", {}) if isinstance(translation, dict) else None
@@ -148,8 +162,8 @@ def _table_line(text: str, table: str) -> int | None:
     return None
 
 
-def load_lessons(content: Path, config: SiteConfig, scenarios: set[str],
-                 remember=None) -> tuple[dict[str, dict[str, Lesson]], list[Problem]]:
+def load_lessons(content: Path, config: SiteConfig, scenarios: set[str], remember=None,
+                 figures: set[str] | None = None) -> tuple[dict[str, dict[str, Lesson]], list[Problem]]:
     """Load every lesson of every language: {lang: {slug: Lesson}}, collecting all problems.
 
     `remember(path, load, depends)` may return what an earlier `load()` of an unchanged file gave."""
@@ -171,7 +185,7 @@ def load_lessons(content: Path, config: SiteConfig, scenarios: set[str],
             continue
         for path in lesson_files(folder):
             try:
-                lesson = remember(path, lambda: load_lesson(path, code, scenarios), (code, known))
+                lesson = remember(path, lambda: load_lesson(path, code, scenarios, figures), (code, known, frozenset(figures or ())))
             except UserError as err:
                 problems.extend(err.problems)
                 continue

@@ -39,7 +39,11 @@ class Language:
     @property
     def name(self) -> str:
         """Return the language's CLDR name in its own script."""
-        return _display_name(self.locale)
+        return _display_name(self.locale, self.locale)
+
+    def display_name(self, other: "Language") -> str:
+        """Return the CLDR name of `other` in this language ("日语" for ja, read in Chinese)."""
+        return _display_name(other.locale, self.locale)
 
 
 @dataclass(frozen=True)
@@ -209,8 +213,8 @@ def catalog_counts(catalog: Catalog, template: Catalog) -> dict[str, int]:
 
 
 @lru_cache(maxsize=None)
-def _display_name(locale: str) -> str:
-    return Locale.parse(locale).get_display_name(locale)  # every page's switcher names every language
+def _display_name(locale: str, in_locale: str) -> str:
+    return Locale.parse(locale).get_display_name(in_locale)  # every page's switcher names every language
 
 
 def format_number(value: float, locale: str, decimals: int = 1) -> str:

@@ -9,7 +9,8 @@ What lesson Markdown may contain, beyond CommonMark:
   numbers with a decimal point must not be typed into prose, so every figure comes from the trace;
 - containers: `::: diagram Caption` … `:::` (a captioned, scrollable figure around a preformatted
   diagram), `::: walkthrough` … `:::` (the ordered list of walkthrough steps), and
-  `::: interactive` `:::` (where the lesson's interactive figure goes).
+  `::: interactive NAME` `:::` (where the lesson's figure NAME goes; a bare `::: interactive` places its
+  only figure).
 
 Raw HTML is not allowed: it is escaped and shown as text (markdown-it `html=False`), and
 markdown-it refuses `javascript:`/`vbscript:`/`data:` link targets, so lesson text cannot inject markup.
@@ -50,7 +51,7 @@ class Parsed:
     refs: list[tuple[str, int]] = field(default_factory=list)  # (trace reference, line)
     steps: int = 0  # top-level items of the walkthrough list
     walkthrough_line: int | None = None
-    has_interactive: bool = False
+    placed: list[tuple[str, int]] = field(default_factory=list)  # (figure name or "", line) of each `::: interactive`
     problems: list[Problem] = field(default_factory=list)
 
     def outline(self) -> "Outline":
@@ -59,7 +60,7 @@ class Parsed:
             ref = " ".join(ref.split())
             refs[ref] += 1
             lines.setdefault(ref, line)
-        return Outline(tuple(self.headings), refs, lines, self.steps, self.has_interactive)
+        return Outline(tuple(self.headings), refs, lines, self.steps, tuple(name for name, _ in self.placed))
 
 
 @dataclass
@@ -70,7 +71,7 @@ class Outline:
     refs: Counter
     ref_lines: dict[str, int]
     steps: int
-    interactive: bool
+    interactive: tuple[str, ...]  # the figures placed, in order
 
 
 @dataclass
@@ -207,13 +208,13 @@ class LessonRenderer:
         self._parsed[key] = (body, parsed)  # keyed by file, so an edited lesson replaces its old entry
         return parsed
 
-    def render(self, body: str, path: Path, first_line: int, resolve, figure_html: str = "") -> Rendered:
+    def render(self, body: str, path: Path, first_line: int, resolve, figures: dict[str, str] | None = None) -> Rendered:
         """Render `body` (whose first line is line `first_line` of `path`)."""
         parsed = self.parse(body, path, first_line)
         out = Rendered(html="", parsed=parsed, problems=list(parsed.problems))
         if not parsed.tokens:
             return out
-        env = {"resolve": resolve, "out": out, "path": path, "figure_html": figure_html}
+        env = {"resolve": resolve, "out": out, "path": path, "figures": figures or {}}
         try:
             out.html = self.md.renderer.render(parsed.tokens, self.md.options, env)
         except Exception as err:  # most often invalid LaTeX inside $...$
@@ -253,7 +254,7 @@ class LessonRenderer:
             elif token.type == "container_walkthrough_close":
                 in_walkthrough = False
             elif token.type == "container_interactive_open":
-                out.has_interactive = True
+                out.placed.append((token.info.strip()[len("interactive"):].strip(), line))
             elif in_walkthrough and token.type == "list_item_open":
                 walk_depth += 1
                 out.steps += walk_depth == 1
@@ -332,7 +333,11 @@ class LessonRenderer:
         return "</div>\n"
 
     def _open_interactive(self, tokens, idx, options, env):
-        return env["figure_html"]
+        name = tokens[idx].info.strip()[len("interactive"):].strip()
+        figures = env["figures"]
+        if not name and len(figures) == 1:
+            name = next(iter(figures))
+        return figures.get(name, "")  # a name the lesson does not list is reported by the page
 
     def _close_interactive(self, tokens, idx, options, env):
         return ""

@@ -12,13 +12,17 @@ from markupsafe import escape
 
 from builder.errors import Problem, UserError
 
+FIGURES = Path(__file__).parent / "figures"  # the figure kinds' own templates
+
 
 def make_environment(templates: Path) -> jinja2.Environment:
     """Return the Jinja environment: autoescaped HTML, StrictUndefined, gettext with named placeholders."""
     if not templates.is_dir():
         raise UserError(Problem(templates, None, "missing templates folder"))
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(templates),
+        # A figure kind's template lives in its own folder (builder/figures/<kind>/), reached as figures/…
+        loader=jinja2.ChoiceLoader([jinja2.FileSystemLoader(templates),
+                                    jinja2.PrefixLoader({"figures": jinja2.FileSystemLoader(FIGURES)})]),
         bytecode_cache=_bytecode_cache(),
         undefined=jinja2.StrictUndefined,
         autoescape=jinja2.select_autoescape(["html", "xml"]),
@@ -102,6 +106,6 @@ def render_page(env: jinja2.Environment, name: str, translations: gettext.NullTr
     except (jinja2.UndefinedError, TypeError, KeyError, ValueError) as err:
         path, line = templates / name, None
         for frame in traceback.extract_tb(err.__traceback__):
-            if frame.filename.startswith(str(templates.resolve())) or frame.filename.startswith(str(templates)):
+            if frame.filename.startswith((str(templates.resolve()), str(templates), str(FIGURES))):
                 path, line = Path(frame.filename), frame.lineno
         raise UserError(Problem(path, line, f"template error: {err}")) from None

@@ -4,16 +4,22 @@
   "use strict";
   document.documentElement.classList.add("js");
 
-  // The language switcher keeps the URL fragment (a #section, or a figure's state) on every page.
+  // The language switcher keeps where the reader is: a #section, and the figures' state (sent by
+  // lesson.js). With both, the state goes in the query and the section in the fragment.
+  var figureState = "";
   function keepFragment() {
+    var hash = location.hash.replace(/^#/, "");
+    var section = hash && hash.indexOf("=") < 0 ? "#" + hash : "";
+    var state = figureState || (hash.indexOf("=") >= 0 ? hash : "");
     var links = document.querySelectorAll("a[data-keep-state]");
     for (var i = 0; i < links.length; i++) {
-      links[i].setAttribute("href", links[i].getAttribute("href").replace(/#.*$/, "") + location.hash);
+      var base = links[i].getAttribute("href").replace(/[?#].*$/, "");
+      links[i].setAttribute("href", section ? base + (state ? "?" + state : "") + section : base + (state ? "#" + state : ""));
     }
   }
   window.addEventListener("hashchange", keepFragment);
   window.addEventListener("popstate", keepFragment);
-  document.addEventListener("lesson:state", keepFragment);  // sent by lesson.js after history.pushState
+  document.addEventListener("lesson:state", function (event) { figureState = event.detail || ""; keepFragment(); });
   document.addEventListener("DOMContentLoaded", keepFragment);
   document.addEventListener("DOMContentLoaded", function () {
     var entry = document.querySelector("[data-language-choices]");

@@ -1,0 +1,114 @@
+"""Figure kinds: each is one unit, a folder of its own, registered once in KINDS below.
+
+A kind's folder (builder/figures/<name>/) holds:
+- `__init__.py`: `KIND`, a FigureKind: its labels (English msgids, translated by the catalogs), which
+  page state its views depend on, which controls it shows, and `views(ctx)`: the data shaping, one
+  view for every state the page can be in, made from the engine's trace;
+- `figure.html`: its Jinja template (caption, controls, the build-time chart, the text twin);
+- `figure.css`: its styles (built into assets/figures.css).
+The page, the walkthrough and the text twin ask the kind; nothing else switches on its name. The
+browser (templates/assets/lesson.js) draws any kind's views: it holds no figure logic of its own.
+
+Adding a kind: a folder like the others, one line in KINDS, and its messages in the catalogs
+(`python -m builder catalog`).
+"""
+
+from __future__ import annotations
+
+import gettext
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from builder.i18n import Language, format_number, format_vector
+from builder.scenarios import Scenario
+from builder.steps import Step
+
+FOLDER = Path(__file__).parent
+STATE_KEYS = ("scenario", "residual", "depth", "block")  # everything a view may depend on, in key order
+
+
+def N_(message: str) -> str:
+    """Mark a label for extraction into the catalogs; it is translated when a page is built."""
+    return message
+
+
+# Labels every figure (and the page's controls) uses.
+COMMON_LABELS = {
+    "on": N_("on"),
+    "off": N_("off"),
+    "input": N_("Input"),
+    "block": N_("Block %(n)s"),
+    "show_table": N_("Show the numbers"),
+    "hide_table": N_("Hide the numbers"),
+    "step_of": N_("Step %(n)s of %(total)s"),
+    "residual": N_("Residual connection"),
+    "depth": N_("Depth (blocks)"),
+    "scenario": N_("Example sentence"),
+    "controls": N_("Chart controls"),
+}
+
+
+@dataclass(frozen=True)
+class FigureKind:
+    name: str  # as lessons name it: `figures = ["depth-map"]`, `::: interactive depth-map`
+    folder: Path
+    state: tuple[str, ...]  # the page state its views depend on, in STATE_KEYS order
+    controls: tuple[str, ...]  # the controls its template shows: scenario, residual, depth, block
+    labels: dict[str, str]  # key → English msgid
+    views: Callable[["FigureContext"], dict[str, dict]]
+    walkthrough: bool = False  # shows the lesson's walkthrough steps
+
+    @property
+    def template(self) -> str:
+        return f"{self.folder.name}/figure.html"
+
+
+@dataclass
+class FigureContext:
+    """What a kind's views are made from: the lesson's scenarios (the default first), its walkthrough,
+    and the page's language."""
+
+    lang: Language
+    translations: gettext.NullTranslations
+    scenarios: list[Scenario]
+    walkthrough: list[Step] = field(default_factory=list)
+    kind: FigureKind | None = None
+
+    def t(self, key: str, **values) -> str:
+        """The kind's label `key`, translated, placeholders filled (plain text: escaped where it is output)."""
+        text = self.translations.gettext(self.kind.labels[key] if key in self.kind.labels else COMMON_LABELS[key])
+        return text % values if values else text
+
+    def dims(self, scenario: Scenario) -> list[str]:
+        return [self.translations.pgettext("dimension", key) for key in scenario.dimensions]
+
+    def title(self, scenario: Scenario) -> str:
+        """The scenario's title in the page's language (catalog context "scenario")."""
+        return self.translations.pgettext("scenario", scenario.title)
+
+    def num(self, value: float, decimals: int = 2) -> str:
+        return format_number(value, self.lang.locale, decimals)
+
+    def vec(self, values, decimals: int = 2) -> str:
+        return format_vector(values, self.lang.locale, decimals)
+
+    def on_off(self, residual: bool) -> str:
+        return self.t("on" if residual else "off")
+
+    def block(self, n: int) -> str:
+        return self.t("input") if n == 0 else self.t("block", n=n)
+
+
+def view_key(state: dict, keys: tuple[str, ...]) -> str:
+    """The key of a view in the page data: the values of the state it depends on, joined by `|`."""
+    parts = []
+    for key in keys:
+        value = state[key]
+        parts.append(("on" if value else "off") if key == "residual" else str(value))
+    return "|".join(parts)
+
+
+from builder.figures import attention, depth_map, norm_compare  # noqa: E402  (they import the names above)
+
+KINDS: dict[str, FigureKind] = {kind.name: kind for kind in (depth_map.KIND, norm_compare.KIND, attention.KIND)}

@@ -1,0 +1,248 @@
+"""The depth map: how far the tracked word's stream has moved from its input x₀, sublayer by sublayer.
+
+Residual on, the seed's picture: the input's length ‖x₀‖ as a ribbon underneath, and on it, per
+block, two bars (after attention, after the FFN) whose height is the correction accumulated so far,
+‖x − x₀‖. Stacked heights are not lengths (‖x₀‖ + ‖x − x₀‖ ≥ ‖x‖), so a diamond marks the stream's
+true length ‖x‖ after each sublayer. Residual off: the ribbon is cut at the entrance and each bar is
+the sublayer's output ‖Δ‖, which is then the whole stream. Every state of a scenario shares one y
+scale, so on and off compare at a glance. A small panel beside it shows how far apart the tokens
+are (the largest distance between any two), on and off: without the residual they collapse.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from builder.figures import FOLDER, FigureContext, FigureKind, N_, view_key
+from builder.figures.chart import nice_ticks, tick_decimals
+from builder.figures.tokens import spread
+from builder.steps import MAX_BLOCK
+
+OFFSET = 0.19  # each block's two bars sit this far left (attention) and right (FFN) of its centre
+BAR_WIDTH = 0.34
+
+LABELS = {
+    "title": N_("Depth map"),
+    "caption_on": N_("The slate-blue ribbon is the length of the input, ‖x₀‖. Stacked on it, each block has two "
+                     "bars: how far the stream has moved from x₀, ‖x − x₀‖, after the block's attention (left) and "
+                     "after its FFN (right). Diamonds mark the stream's true length ‖x‖: stacked heights are not "
+                     "lengths, because lengths do not add."),
+    "caption_off": N_("Residual off: the ribbon is cut at the entrance. Each bar is the length of a sublayer's "
+                      "output, ‖Δ‖, which now replaces the stream (x = Δ), so the diamonds sit on the bar tops."),
+    "axis_x": N_("Block"),
+    "axis_y_on": N_("Length: ‖x₀‖ with ‖x − x₀‖ stacked on it"),
+    "axis_y_off": N_("Length ‖Δ‖ = ‖x‖"),
+    "ribbon": N_("Input ‖x₀‖"),
+    "attention_on": N_("‖x − x₀‖ after attention"),
+    "ffn_on": N_("‖x − x₀‖ after the FFN"),
+    "attention_off": N_("‖Δ‖ of attention"),
+    "ffn_off": N_("‖Δ‖ of the FFN"),
+    "length": N_("True length ‖x‖"),
+    "after_attention": N_("Block %(n)s, after attention"),
+    "after_ffn": N_("Block %(n)s, after the FFN"),
+    "spread_title": N_("How far apart are the four words?"),
+    "spread_axis": N_("Largest distance between two words"),
+    "spread_on": N_("Residual on"),
+    "spread_off": N_("Residual off"),
+    "spread_label": N_("The largest distance between any two words' vectors after each block: %(on)s with the "
+                       "residual on, %(off)s with it off."),
+    "summary_on": N_("Residual on, %(depth)s blocks: the stream of “%(token)s” is %(moved)s away from its input "
+                     "(stacked on the ribbon of %(base)s) and %(length)s long."),
+    "summary_off": N_("Residual off, %(depth)s blocks: the input ribbon is cut at the entrance; the stream of "
+                      "“%(token)s” is just the last output, %(length)s long."),
+    "twin_caption": N_("Numbers behind the chart: “%(token)s” in “%(scenario)s”, residual %(residual)s, %(depth)s "
+                       "blocks. The last column is about every word."),
+    "position": N_("Where"),
+    "measure_on": N_("‖x − x₀‖"),
+    "measure_off": N_("‖Δ‖"),
+    "stream": N_("Stream x"),
+    "stream_before": N_("Stream before"),
+    "correction_attention": N_("Δ of attention, block %(n)s"),
+    "correction_ffn": N_("Δ of the FFN, block %(n)s"),
+    "sum_row": N_("x₀ + every Δ"),
+    "sum_note": N_("After %(depth)s blocks the stream is x₀ plus %(count)s corrections, two per block: "
+                   "add the rows above and compare with the stream."),
+    "sum_off_note": N_("With the residual off there is no sum: the stream is only the last output."),
+    "attention_caption": N_("Attention weights of “%(token)s” in block %(n)s"),
+    "text_note": N_("The step's text describes “%(scenario)s” with the residual on; the numbers below are for "
+                    "the chart's current state."),
+    "walk_title": N_("Step by step"),
+    "step_prev": N_("Previous step"),
+    "step_next": N_("Next step"),
+    "beyond": N_("This step's block is beyond the current depth; raise the depth to see it on the chart."),
+}
+
+
+def views(ctx: FigureContext) -> dict[str, dict]:
+    """One view per (scenario, residual, depth)."""
+    out = {}
+    for scenario in ctx.scenarios:
+        runs = {True: scenario.traces["pre-on"], False: scenario.traces["pre-off"]}
+        top = _scale(runs, scenario.tracked)
+        spread_top = max(spread(runs[r]).max() for r in (True, False)) * 1.18
+        for residual in (True, False):
+            for depth in range(1, MAX_BLOCK + 1):
+                state = {"scenario": scenario.name, "residual": residual, "depth": depth}
+                out[view_key(state, KIND.state)] = _view(ctx, scenario, runs, residual, depth, top, spread_top)
+    return out
+
+
+def _scale(runs, t) -> float:
+    """The one y top for every state of a scenario: the highest stacked bar, length or output, with room
+    for its label."""
+    on, off = runs[True], runs[False]
+    base = np.linalg.norm(on.x0[t])
+    highest = max(base + max(np.linalg.norm(s.after[t] - on.x0[t]) for s in on.steps),
+                  max(np.linalg.norm(s.after[t]) for s in on.steps + off.steps), base)
+    return highest * 1.1
+
+
+def _bars(run, residual, t, depth):
+    """Per sublayer up to `depth`: (x, height, base, length, step)."""
+    base = float(np.linalg.norm(run.x0[t])) if residual else 0.0
+    out = []
+    for step in run.steps[: 2 * depth]:
+        x = step.block + (-OFFSET if step.sublayer == "attention" else OFFSET)
+        height = float(np.linalg.norm(step.after[t] - run.x0[t])) if residual else float(np.linalg.norm(step.delta[t]))
+        out.append((x, height, base, float(np.linalg.norm(step.after[t])), step))
+    return out
+
+
+def _view(ctx: FigureContext, scenario, runs, residual: bool, depth: int, top: float, spread_top: float) -> dict:
+    t = scenario.tracked
+    run = runs[residual]
+    dims = ctx.dims(scenario)
+    token = scenario.tokens[t]
+    bars = _bars(run, residual, t, depth)
+    x0 = run.x0[t]
+    base = float(np.linalg.norm(x0))
+    y_top, y_ticks = nice_ticks(top)
+    decimals = tick_decimals(y_ticks)
+    pad = 0.04 * y_top  # value labels sit this far above their bar, clear of the walkthrough's outline
+
+    def hover(title, vector):
+        return title + "\n" + "\n".join(f"{d}: {ctx.num(v)}" for d, v in zip(dims, vector))
+
+    def where(step):
+        return ctx.t("after_attention" if step.sublayer == "attention" else "after_ffn", n=step.block)
+
+    marks = [{"type": "band", "class": "ribbon", "x": [-0.5, depth + 0.5 if residual else 0.5], "y": [round(base, 4)],
+              "hover": [hover(ctx.t("input"), x0)]}]
+    for sublayer in ("attention", "ffn"):
+        chosen = [b for b in bars if b[4].sublayer == sublayer]
+        marks.append({"type": "bar", "class": f"bar-{sublayer}-{'on' if residual else 'off'}", "width": BAR_WIDTH,
+                      "x": [round(b[0], 2) for b in chosen], "y": [round(b[1], 4) for b in chosen],
+                      "base": [round(b[2], 4) for b in chosen],
+                      "hover": [hover(where(b[4]), b[4].after[t]) for b in chosen]})
+    marks.append({"type": "points", "class": "length", "symbol": "diamond", "x": [round(b[0], 2) for b in bars],
+                  "y": [round(b[3], 4) for b in bars],
+                  "hover": [f"{where(b[4])}\n{ctx.t('length')}: {ctx.num(b[3])}" for b in bars]})
+    ffn = [b for b in bars if b[4].sublayer == "ffn"]
+    marks.append({"type": "text", "class": "value", "x": [round(b[0], 2) for b in ffn],
+                  "y": [round(max(b[2] + b[1], b[3]) + pad, 4) for b in ffn], "text": [ctx.num(b[1], 1) for b in ffn]})
+    ticks = [[b, ctx.block(b), "x₀" if b == 0 else str(b)] for b in range(depth + 1)]
+    last = bars[-1]
+    summary = (ctx.t("summary_on", depth=depth, token=token, moved=ctx.num(last[1], 1), base=ctx.num(base, 1),
+                     length=ctx.num(last[3], 1)) if residual
+               else ctx.t("summary_off", depth=depth, token=token, length=ctx.num(last[3], 1)))
+    main = {"x": {"range": [-0.6, depth + 0.6], "ticks": ticks, "title": ctx.t("axis_x")},
+            "y": {"range": [0, y_top], "ticks": [[v, ctx.num(v, decimals)] for v in y_ticks],
+                  "title": ctx.t("axis_y_on" if residual else "axis_y_off")},
+            "marks": marks, "label": summary,
+            "legend": [["ribbon", ctx.t("ribbon")],
+                       [f"bar-attention-{'on' if residual else 'off'}", ctx.t("attention_on" if residual else "attention_off")],
+                       [f"bar-ffn-{'on' if residual else 'off'}", ctx.t("ffn_on" if residual else "ffn_off")],
+                       ["length", ctx.t("length")]],
+            "highlights": [_highlight(step, bars, base, residual, depth, pad) for step in ctx.walkthrough]}
+
+    spreads = {r: spread(runs[r], depth) for r in (True, False)}
+    s_top, s_ticks = nice_ticks(spread_top)
+    s_dec = tick_decimals(s_ticks)
+    blocks = list(range(depth + 1))
+    panel_label = ctx.t("spread_label", on=" → ".join(ctx.num(v, 1) for v in spreads[True]),
+                        off=" → ".join(ctx.num(v, 1) for v in spreads[False]))
+    panel = {"x": {"range": [-0.4, depth + 0.4], "ticks": ticks, "title": ctx.t("axis_x")},
+             "y": {"range": [0, s_top], "ticks": [[v, ctx.num(v, s_dec)] for v in s_ticks], "title": ctx.t("spread_axis")},
+             "marks": [{"type": "line", "class": f"spread-{'on' if r else 'off'}", "symbol": "circle" if r else "square",
+                        "x": blocks, "y": [round(v, 4) for v in spreads[r]],
+                        "hover": [f"{ctx.block(b)}\n{ctx.t('spread_on' if r else 'spread_off')}: {ctx.num(v)}"
+                                  for b, v in zip(blocks, spreads[r])]} for r in (True, False)],
+             "label": panel_label, "size": "panel", "title": ctx.t("spread_title"),
+             "legend": [["spread-on", ctx.t("spread_on")], ["spread-off", ctx.t("spread_off")]],
+             "highlights": []}
+
+    measure = ctx.t("measure_on" if residual else "measure_off")
+    rows = [[ctx.t("input")] + [ctx.num(v) for v in x0] + [ctx.num(0), ctx.num(base), ctx.num(spreads[residual][0])]]
+    for x, height, _, length, step in bars:
+        after_block = step.sublayer == "ffn"
+        rows.append([where(step)] + [ctx.num(v) for v in step.after[t]] + [ctx.num(height), ctx.num(length),
+                     ctx.num(spreads[residual][step.block]) if after_block else ""])
+    twin = {"caption": ctx.t("twin_caption", token=token, scenario=ctx.title(scenario), residual=ctx.on_off(residual), depth=depth),
+            "columns": [ctx.t("position")] + dims + [measure, ctx.t("length"), ctx.t("spread_axis")], "rows": rows}
+    return {"charts": {"main": main, "spread": panel}, "twin": twin, "summary": summary,
+            "caption": ctx.t("caption_on" if residual else "caption_off"),
+            "steps": [_readout(ctx, scenario, run, residual, depth, step) for step in ctx.walkthrough]}
+
+
+def _highlight(step, bars, base, residual, depth, pad):
+    """The outline a walkthrough step draws: [x centre, width, y0, y1], or None when off the chart."""
+    if step.block > depth:
+        return None
+    if step.is_input:
+        return [0, 0.9, 0, round(base + pad * 0.4, 4)]
+    tops = {(b[4].block, b[4].sublayer): b[2] + max(b[1], 0) for b in bars}
+    if step.is_sum:
+        if not residual:
+            return [round(depth + OFFSET, 2), BAR_WIDTH + 0.08, 0, round(tops[(depth, "ffn")] + pad * 0.4, 4)]
+        return [depth / 2, depth + 1.0, 0, round(max(max(tops.values()), max(b[3] for b in bars)) + pad * 0.4, 4)]
+    low = base if residual else 0
+    if step.sublayer:
+        x = step.block + (-OFFSET if step.sublayer == "attention" else OFFSET)
+        return [round(x, 2), BAR_WIDTH + 0.08, round(low, 4), round(tops[(step.block, step.sublayer)] + pad * 0.4, 4)]
+    high = max(tops[(step.block, "attention")], tops[(step.block, "ffn")])
+    return [step.block, 2 * OFFSET + BAR_WIDTH + 0.1, round(low, 4), round(high + pad * 0.4, 4)]
+
+
+def _readout(ctx: FigureContext, scenario, run, residual, depth, step) -> dict:
+    """What the walkthrough shows under a step's text: the vectors it is about, for this state."""
+    t = scenario.tracked
+    notes = []
+    if not residual or scenario is not ctx.scenarios[0]:
+        notes.append(ctx.t("text_note", scenario=ctx.title(ctx.scenarios[0])))
+    if step.block > depth:
+        notes.append(ctx.t("beyond"))
+    rows, attention = [], None
+
+    def row(head, vector):
+        rows.append([head] + [ctx.num(v) for v in vector])
+
+    steps = run.steps
+    if step.is_input:
+        row(ctx.t("input") + " x₀", run.x0[t])
+    elif step.is_sum:
+        if residual:
+            row(ctx.t("input") + " x₀", run.x0[t])
+            for s in steps[: 2 * depth]:
+                row(ctx.t("correction_attention" if s.sublayer == "attention" else "correction_ffn", n=s.block), s.delta[t])
+            row(ctx.t("sum_row"), run.x0[t] + sum(s.delta[t] for s in steps[: 2 * depth]))
+            row(ctx.t("stream"), steps[2 * depth - 1].after[t])
+            notes.append(ctx.t("sum_note", depth=depth, count=2 * depth))
+        else:
+            row(ctx.t("correction_ffn", n=depth), steps[2 * depth - 1].delta[t])
+            row(ctx.t("stream"), steps[2 * depth - 1].after[t])
+            notes.append(ctx.t("sum_off_note"))
+    else:
+        first = 2 * (step.block - 1) + (1 if step.sublayer == "ffn" else 0)
+        chosen = steps[first: first + 1] if step.sublayer else steps[first: first + 2]
+        row(ctx.t("stream_before"), chosen[0].before[t])
+        for s in chosen:
+            row(ctx.t("correction_attention" if s.sublayer == "attention" else "correction_ffn", n=s.block), s.delta[t])
+        row(ctx.t("stream"), chosen[-1].after[t])
+        if chosen[0].attention is not None and step.sublayer == "attention":
+            attention = {"caption": ctx.t("attention_caption", token=scenario.tokens[t], n=step.block),
+                         "tokens": list(scenario.tokens), "weights": [ctx.num(w) for w in chosen[0].attention[t]]}
+    return {"columns": ctx.dims(scenario), "rows": rows, "attention": attention, "notes": notes}
+
+
+KIND = FigureKind(name="depth-map", folder=FOLDER / "depth_map", state=("scenario", "residual", "depth"),
+                  controls=("scenario", "residual", "depth"), labels=LABELS, views=views, walkthrough=True)

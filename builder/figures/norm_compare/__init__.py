@@ -1,0 +1,69 @@
+"""Pre-norm and post-norm compared: the tracked word's stream length after each block, 1 to 6 deep.
+
+The same block and weights; pre-norm keeps adding corrections to the stream, so its length grows,
+while post-norm normalises after every addition, so with LayerNorm's γ = 1 the length stays at √d.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from builder.figures import FOLDER, FigureContext, FigureKind, N_, view_key
+from builder.figures.chart import nice_ticks, tick_decimals
+from builder.steps import MAX_BLOCK
+
+LABELS = {
+    "title": N_("Pre-norm and post-norm compared"),
+    "caption": N_("The same block and weights, stacked 1 to 6 deep: how long the tracked word's vector is after "
+                  "each block."),
+    "axis_x": N_("Block"),
+    "axis_y": N_("Stream length ‖x‖"),
+    "pre": N_("Pre-norm"),
+    "post": N_("Post-norm"),
+    "summary": N_("After %(depth)s blocks the stream length is %(pre)s with pre-norm and %(post)s with post-norm."),
+    "twin_caption": N_("Stream length ‖x‖ of “%(token)s” after each block."),
+}
+
+
+def views(ctx: FigureContext) -> dict[str, dict]:
+    """One view per (scenario, depth)."""
+    out = {}
+    for scenario in ctx.scenarios:
+        t = scenario.tracked
+        lengths = {key: np.linalg.norm(scenario.traces[key].block_outputs()[:, t], axis=-1) for key in ("pre-on", "post-on")}
+        y_top, y_ticks = nice_ticks(max(v.max() for v in lengths.values()) * 1.15)
+        decimals = tick_decimals(y_ticks)
+        for depth in range(1, MAX_BLOCK + 1):
+            blocks = list(range(1, depth + 1))
+            pre, post = lengths["pre-on"][:depth], lengths["post-on"][:depth]
+            marks = []
+            for key, values, css, symbol in (("pre", pre, "pre", "circle"), ("post", post, "post", "square")):
+                marks.append({"type": "line", "class": css, "symbol": symbol, "x": blocks, "y": [round(v, 4) for v in values],
+                              "hover": [f"{ctx.t(key)} · {ctx.block(b)}\n{ctx.t('axis_y')}: {ctx.num(v)}"
+                                        for b, v in zip(blocks, values)]})
+            # Value labels: the higher series above its points, the lower below, so close values never collide.
+            for values, other, css in ((pre, post, "pre"), (post, pre, "post")):
+                above = [v >= o for v, o in zip(values, other)]
+                for flag in (True, False):
+                    chosen = [i for i, a in enumerate(above) if a == flag]
+                    if chosen:
+                        marks.append({"type": "text", "class": f"value {css}", "anchor": "above" if flag else "below",
+                                      "x": [blocks[i] for i in chosen], "y": [round(values[i], 4) for i in chosen],
+                                      "text": [ctx.num(values[i], 1) for i in chosen]})
+            summary = ctx.t("summary", depth=depth, pre=ctx.num(pre[-1], 1), post=ctx.num(post[-1], 1))
+            chart = {"x": {"range": [0.5, depth + 0.5], "ticks": [[b, ctx.block(b), str(b)] for b in blocks],
+                           "title": ctx.t("axis_x")},
+                     "y": {"range": [0, y_top], "ticks": [[v, ctx.num(v, decimals)] for v in y_ticks], "title": ctx.t("axis_y")},
+                     "marks": marks, "label": summary, "legend": [["pre", ctx.t("pre")], ["post", ctx.t("post")]],
+                     "highlights": []}
+            twin = {"caption": ctx.t("twin_caption", token=scenario.tokens[t]),
+                    "columns": [ctx.t("axis_x"), ctx.t("pre"), ctx.t("post")],
+                    "rows": [[ctx.block(b), ctx.num(a), ctx.num(p)] for b, a, p in zip(blocks, pre, post)]}
+            state = {"scenario": scenario.name, "depth": depth}
+            out[view_key(state, KIND.state)] = {"charts": {"main": chart}, "twin": twin, "summary": summary,
+                                                "caption": ctx.t("caption"), "steps": []}
+    return out
+
+
+KIND = FigureKind(name="norm-compare", folder=FOLDER / "norm_compare", state=("scenario", "depth"), controls=("depth",),
+                  labels=LABELS, views=views)

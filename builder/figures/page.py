@@ -1,0 +1,75 @@
+"""A lesson page's figures: each kind's HTML (with its build-time chart) and the page data lesson.js reads.
+
+Page data (`<script type="application/json" id="lesson-data">`), version 2:
+
+    {"version": 2,
+     "defaults": {"scenario": "river-bank", "residual": true, "depth": 3, "block": 1, "step": 1},
+     "scenarios": ["river-bank", ...],                 # the picker's choices, the default first
+     "steps": [{"block": 0}, {"block": 1}, ...],       # the walkthrough: each step's block (0: none)
+     "labels": {"on": ..., "off": ..., ...},           # the few strings the script shows itself
+     "figures": {"<figure id>": {"kind": "depth-map", "state": ["scenario", "residual", "depth"],
+                                  "views": {"river-bank|on|3": VIEW, ...}}}}
+
+A VIEW is everything a figure shows in one state, already translated and formatted: its caption,
+summary (the live region's text), charts (builder/figures/chart.py), text twin, walkthrough readouts
+and highlights, or an attention grid. The script only chooses the view for the state and draws it.
+"""
+
+from __future__ import annotations
+
+import gettext
+from pathlib import Path
+
+from markupsafe import Markup
+
+from builder.figures import COMMON_LABELS, KINDS, FigureContext, view_key
+from builder.figures.chart import render_svg
+from builder.i18n import Language
+from builder.pages import render_page
+from builder.scenarios import Scenario
+from builder.steps import MAX_BLOCK, parse_step
+
+PAGE_LABELS = ("on", "off", "show_table", "hide_table", "step_of")
+
+
+def defaults(scenario: Scenario) -> dict:
+    return {"scenario": scenario.name, "residual": scenario.residual, "depth": scenario.depth, "block": 1, "step": 1}
+
+
+def figure_views(kind_name: str, lang: Language, translations: gettext.NullTranslations, scenarios: list[Scenario],
+                 walkthrough: list[str]) -> dict[str, dict]:
+    """Every view of one figure kind for a lesson's scenarios and walkthrough, in one language."""
+    kind = KINDS[kind_name]
+    ctx = FigureContext(lang, translations, scenarios, [parse_step(s) for s in walkthrough] if kind.walkthrough else [],
+                        kind)
+    return kind.views(ctx)
+
+
+def render_figure(env, templates: Path, translations, lang: Language, kind_name: str, views: dict[str, dict],
+                  scenarios: list[Scenario], walkthrough: bool) -> str:
+    """The figure's HTML in its default state: the view of the lesson's default scenario and settings."""
+    kind = KINDS[kind_name]
+    state = defaults(scenarios[0])
+    view = views[view_key(state, kind.state)]
+    fid = kind.name
+    ctx = FigureContext(lang, translations, scenarios, [], kind)
+    svgs = {name: Markup(render_svg(chart, "wide") + render_svg(chart, "narrow"))
+            for name, chart in view.get("charts", {}).items()}
+    choices = [{"name": s.name, "text": " ".join(s.tokens), "title": ctx.title(s)} for s in scenarios]
+    return render_page(env, f"figures/{kind.template}", translations, templates, kind=kind, fid=fid, view=view,
+                       state=state, t=ctx.t, scenarios=choices, svgs=svgs, walkthrough=walkthrough, max_block=MAX_BLOCK)
+
+
+def page_data(translations, lang: Language, scenarios: list[Scenario], walkthrough: list[str],
+              figures: dict[str, dict[str, dict]]) -> dict:
+    """The page data lesson.js reads: defaults, choices, walkthrough, labels and every figure's views."""
+    kind = next(iter(KINDS.values()))
+    ctx = FigureContext(lang, translations, scenarios, [], kind)
+    return {
+        "version": 2,
+        "defaults": defaults(scenarios[0]),
+        "scenarios": [s.name for s in scenarios],
+        "steps": [{"block": parse_step(key).block} for key in walkthrough],
+        "labels": {key: ctx.t(key) for key in PAGE_LABELS if key in COMMON_LABELS},
+        "figures": {name: {"kind": name, "state": list(KINDS[name].state), "views": views} for name, views in figures.items()},
+    }

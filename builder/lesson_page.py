@@ -1,0 +1,202 @@
+"""One lesson's pages, in every language: the page context (switcher, alternates, notices, neighbours),
+the lesson body with its trace values and figures, and the checks that need the rendered page.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from builder.content import Lesson, meta_line
+from builder.errors import Problem, UserError
+from builder.figures.page import figure_views, page_data, render_figure
+from builder.i18n import Language, format_number
+from builder.markdown import Outline
+from builder.pages import render_page
+from builder.references import TraceValues
+from builder.translation import state_of
+
+ID_ATTRIBUTE = re.compile(r'id="([^"]+)"')
+
+
+@dataclass
+class Plan:
+    """What every lesson page needs to know about the site around it."""
+
+    base: str | None
+    offline_link: bool
+    listed: dict[str, list[str]]  # lang → slugs in list order
+    position: dict[str, dict[str, int]] = field(init=False)  # lang → slug → index in `listed`
+
+    def __post_init__(self):
+        self.position = {lang: {slug: i for i, slug in enumerate(slugs)} for lang, slugs in self.listed.items()}
+
+
+@dataclass
+class Page:
+    html: bytes | None
+    problems: list[Problem]
+    sitemap: tuple[str, list[tuple[str, str]]] | None
+
+
+@dataclass
+class Unit:
+    """One slug's pages in every language, and its lessons' outlines."""
+
+    pages: dict[str, Page]
+    outlines: dict[tuple[str, str], Outline]
+
+    def files(self, slug: str) -> dict[str, bytes]:
+        return {f"{lang}/{slug}.html": page.html for lang, page in self.pages.items() if page.html is not None}
+
+
+def context(lang: Language, languages, root: str, base: str | None, path: str, offline_link: bool) -> dict:
+    """Return what every page's template needs."""
+    return {
+        "lang": lang, "languages": languages, "root": root, "offline_link": offline_link,
+        "canonical": f"{base}{path}" if base else None,
+        "fmt": lambda value, decimals=1: format_number(value, lang.locale, decimals),
+    }
+
+
+def language(languages, code) -> Language:
+    return next(lang for lang in languages if lang.code == code)
+
+
+def switch(other: Language, current: Language, href: str) -> dict:
+    """A language switcher entry, naming the language in the reader's language and in its own."""
+    return {"code": other.code, "name": other.name, "html_lang": other.html_lang, "href": href,
+            "current": other.code == current.code, "label": current.display_name(other)}
+
+
+def lesson_shown(lessons, lang, source_lang, slug) -> tuple[Lesson | None, Lesson]:
+    """Return (the lesson in `lang` or None, the lesson to show: own, else source, else any)."""
+    own = lessons[lang].get(slug)
+    if own is not None:
+        return own, own
+    shown = lessons[source_lang].get(slug) or next(by[slug] for by in lessons.values() if slug in by)
+    return None, shown
+
+
+def _neighbour(lessons, listed, index, lang, source_lang):
+    if not 0 <= index < len(listed):
+        return None
+    slug = listed[index]
+    lesson = lesson_shown(lessons, lang, source_lang, slug)[1]
+    return {"href": f"{slug}.html", "title": lesson.title, "html_lang": None}
+
+
+def render_unit(inputs, plan: Plan, slug: str) -> Unit:
+    """Render one slug's page in every language."""
+    config, lessons = inputs.config, inputs.lessons
+    source_lang, languages = config.source_language, config.languages
+    unit = Unit({}, {})
+    for lang in languages:
+        own = lessons[lang.code].get(slug)
+        if own is not None:
+            unit.outlines[(lang.code, slug)] = inputs.renderer.parse(own.body, own.path, own.body_line).outline()
+    for lang in languages:
+        listed = plan.listed[lang.code]
+        index = plan.position[lang.code][slug]
+        lesson, shown = lesson_shown(lessons, lang.code, source_lang, slug)
+        available = [other for other in languages if slug in lessons[other.code]]
+        state = state_of(lesson, lessons[source_lang].get(slug)) if lang.code != source_lang else None
+        translations = inputs.translations[lang.code]
+        page = context(lang, languages, "../", plan.base, f"{lang.code}/{slug}.html", plan.offline_link)
+        root = plan.base or "../"
+        page.update(
+            switcher=[switch(other, lang, f"../{other.code}/{slug}.html") for other in languages],
+            alternates=[{"hreflang": other.html_lang, "href": f"{root}{other.code}/{slug}.html"} for other in available]
+            + ([{"hreflang": "x-default", "href": f"{root}{source_lang}/{slug}.html"}] if slug in lessons[source_lang] else []),
+            notice=None if lesson is not None and (state is None or state.status == "current")
+            else ("outdated" if lesson is not None else "untranslated"),
+            notice_href=f"../{shown.lang if lesson is None else source_lang}/{slug}.html",
+            notice_lang=language(languages, shown.lang if lesson is None else source_lang),
+            content_lang=language(languages, shown.lang),
+            prev=_neighbour(lessons, listed, index - 1, lang.code, source_lang),
+            next=_neighbour(lessons, listed, index + 1, lang.code, source_lang),
+        )
+        try:
+            html = render_lesson(inputs, shown, lang, translations, page).encode("utf-8")
+        except UserError as err:
+            unit.pages[lang.code] = Page(None, err.problems, None)
+            continue
+        entry = (f"{lang.code}/{slug}.html", [(o.html_lang, f"{o.code}/{slug}.html") for o in available])
+        unit.pages[lang.code] = Page(html, [], entry if lesson is not None else None)
+    return unit
+
+
+def render_lesson(inputs, lesson: Lesson, lang: Language, translations, page: dict) -> str:
+    """Render one lesson page: its figures first, then its body around them, then the page."""
+    shown_lang = page["content_lang"]
+    scenarios = [inputs.scenarios[name] for name in lesson.scenarios if name in inputs.scenarios]
+    if len(scenarios) != len(lesson.scenarios):
+        raise UserError([])  # a scenario file's own problem is already reported
+    by_name = {s.name: s for s in scenarios}
+
+    def resolve(ref):
+        if not scenarios:
+            return "", "trace values need a scenario in the front matter"
+        return remembered(inputs, ("ref", shown_lang.locale, ref), scenarios,
+                          lambda: TraceValues(by_name, lesson.scenario, shown_lang.locale).resolve(ref))
+
+    figures, data = {}, None
+    if lesson.figures:
+        views = {name: remembered(inputs, ("views", lang.code, name, tuple(lesson.walkthrough)), scenarios,
+                                  lambda name=name: figure_views(name, lang, translations, scenarios, lesson.walkthrough))
+                 for name in lesson.figures}
+        figures = {name: remembered(inputs, ("figure", lang.code, name, bool(lesson.walkthrough)), scenarios,
+                                    lambda name=name: render_figure(inputs.env, inputs.templates, translations, lang, name,
+                                                                    views[name], scenarios, bool(lesson.walkthrough)))
+                   for name in lesson.figures}
+        data = remembered(inputs, ("data", lang.code, tuple(lesson.figures), tuple(lesson.walkthrough)), scenarios,
+                          lambda: page_data(translations, lang, scenarios, lesson.walkthrough, views))
+    rendered = inputs.renderer.render(lesson.body, lesson.path, lesson.body_line, resolve, figures)
+    placed = [name for name, _ in rendered.parsed.placed]
+    for name, line in rendered.parsed.placed:
+        if name and name not in lesson.figures or not name and len(lesson.figures) != 1:
+            rendered.problems.append(Problem(lesson.path, line, f"`::: interactive {name}` names no figure of this lesson "
+                                                                f"(its front matter lists {lesson.figures})"))
+    for name in lesson.figures:
+        count = placed.count(name) + (placed.count("") if len(lesson.figures) == 1 else 0)
+        if count != 1:
+            rendered.problems.append(Problem(lesson.path, meta_line(lesson.text, "figures") or lesson.body_line,
+                                             f"the figure {name!r} is placed {count} times; place it once with "
+                                             f"`::: interactive {name}`"))
+    if len(lesson.walkthrough) != len(rendered.walkthrough):
+        rendered.problems.append(Problem(lesson.path, rendered.parsed.walkthrough_line or meta_line(lesson.text, "walkthrough") or 1,
+                                         f"the walkthrough list has {len(rendered.walkthrough)} steps but the front "
+                                         f"matter names {len(lesson.walkthrough)}"))
+    if rendered.problems:
+        raise UserError(rendered.problems)
+    toc = [{"level": level, "id": anchor, "text": text} for level, anchor, text, _ in rendered.parsed.sections if level == 2]
+    html = render_page(inputs.env, "lesson.html", translations, inputs.templates, **page,
+                       lesson=lesson, body=rendered.html, toc=toc, figure=bool(lesson.figures), page_data=data)
+    check_ids(html, lesson, rendered)
+    return html
+
+
+def check_ids(html: str, lesson: Lesson, rendered) -> None:
+    """Raise when an id is used twice on the page (a heading id clashing with the template's own)."""
+    seen, duplicates = set(), []
+    for match in ID_ATTRIBUTE.finditer(html):  # literal first, then the space check: ten times faster
+        if not html[match.start() - 1].isspace():
+            continue  # data-id="…" and the like
+        anchor = match.group(1)
+        if anchor in seen:
+            duplicates.append(anchor)
+        seen.add(anchor)
+    if duplicates:
+        lines = {anchor: line for _, anchor, _, line in rendered.parsed.sections}
+        raise UserError([Problem(lesson.path, lines.get(a), f"id {a!r} is used twice on the page (a heading id may "
+                                                           "not repeat or reuse an id of the page template)") for a in duplicates])
+
+
+def remembered(inputs, key: tuple, scenarios, make):
+    """Return make(), computed once per key and these very scenario objects (a scenario reloaded by the
+    preview starts afresh)."""
+    key = (*key, tuple(s.name for s in scenarios))
+    hit = inputs.memo.get(key)
+    if hit is None or len(hit[0]) != len(scenarios) or any(a is not b for a, b in zip(hit[0], scenarios)):
+        hit = inputs.memo[key] = (tuple(scenarios), make())
+    return hit[1]

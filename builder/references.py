@@ -1,0 +1,98 @@
+"""Trace values a lesson prints: `{{[SCENARIO/]RUN:SELECTION [FIELD]}}`, resolved against the engine's trace.
+
+Every figure in a lesson's text comes from here, so the text cannot disagree with the charts. A
+translator can move a reference anywhere within a sentence. The grammar is in builder/steps.py.
+
+Examples: `{{on:b0}}`, `{{on:b1.attention}}`, `{{on:b1.ffn.after}}`, `{{off:b6 length}}`,
+`{{on:b0-3 geography}}` → 0.3 → 1.3 → 2.3 → 3.4, `{{off:b2 spread}}`, `{{money-bank/on:b3 finance}}`.
+Figures print to one decimal; attention weights to two.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from builder.engine import Trace
+from builder.i18n import format_number, format_vector
+from builder.scenarios import Scenario
+from builder.steps import RUNS, parse_ref
+
+SERIES_ARROW = " → "
+
+
+class TraceValues:
+    """Resolve trace references for a lesson's scenarios (the first is the default), in one locale."""
+
+    def __init__(self, scenarios: dict[str, Scenario], default: str, locale: str):
+        self.scenarios = scenarios
+        self.default = default
+        self.locale = locale
+
+    def resolve(self, text: str) -> tuple[str, str | None]:
+        """Return (the value as text, None), or ("", why the reference is wrong)."""
+        ref = parse_ref(text)
+        if isinstance(ref, str):
+            return "", ref
+        name = ref.scenario or self.default
+        scenario = self.scenarios.get(name)
+        if scenario is None:
+            return "", (f"unknown scenario {name!r} in {{{{{text}}}}} (the lesson's scenarios: "
+                        f"{', '.join(self.scenarios) or 'none'}; list it under `scenarios` in the front matter)")
+        trace, t, dims, field = scenario.traces[RUNS[ref.run]], scenario.tracked, scenario.dimensions, ref.field
+        if not 0 <= ref.first <= trace.depth or (ref.sublayer and ref.first == 0):
+            return "", f"block {ref.first} out of range in {{{{{text}}}}} (0 is the input, 1 to {trace.depth} are blocks)"
+        known = f"use {', '.join(dims)}, length, correction, spread or cosine"
+        if ref.last is not None:  # a series
+            if not ref.first < ref.last <= trace.depth:
+                return "", f"bad block range {ref.first}-{ref.last} in {{{{{text}}}}}"
+            if field is None:
+                return "", f"a series needs a field, e.g. {{{{{text} {dims[0]}}}}}"
+            values = [self._field(scenario, ref.run, n, self._stream(trace, t, n), field) for n in range(ref.first, ref.last + 1)]
+            if any(v is None for v in values):
+                return "", f"unknown field {field!r} in {{{{{text}}}}} ({known})"
+            return SERIES_ARROW.join(format_number(v, self.locale) for v in values), None
+        if ref.sublayer:
+            step = trace.steps[2 * (ref.first - 1) + (0 if ref.sublayer == "attention" else 1)]
+            if field in ("top", "weight"):
+                if step.attention is None:
+                    return "", f"{field!r} needs an attention step in {{{{{text}}}}}"
+                row = step.attention[t]
+                best = int(np.argmax(row))
+                return (scenario.tokens[best], None) if field == "top" else (format_number(row[best], self.locale, 2), None)
+            if field in ("spread", "cosine"):
+                return "", f"{field!r} is measured after whole blocks: use {{{{{ref.run}:b{ref.first} {field}}}}}"
+            vector = {"delta": step.delta, "after": step.after, "before": step.before}[ref.part][t]
+            if field == "correction" and ref.part == "delta":
+                return "", f"'correction' needs a stream: add .after or .before in {{{{{text}}}}}"
+            block = None
+        else:
+            if field in ("top", "weight"):
+                return "", f"{field!r} needs an attention step, e.g. {{{{{ref.run}:b{max(ref.first, 1)}.attention {field}}}}}"
+            vector, block = self._stream(trace, t, ref.first), ref.first
+        if field is None:
+            return format_vector(vector, self.locale), None
+        value = self._field(scenario, ref.run, block, vector, field)
+        if value is None:
+            return "", f"unknown field {field!r} in {{{{{text}}}}} ({known})"
+        return format_number(value, self.locale, 2 if field == "cosine" else 1), None
+
+    @staticmethod
+    def _stream(trace: Trace, t: int, block: int) -> np.ndarray:
+        return trace.x0[t] if block == 0 else trace.block_outputs()[block - 1][t]
+
+    def _field(self, scenario: Scenario, run: str, block: int | None, vector, field: str):
+        t = scenario.tracked
+        if field in scenario.dimensions:
+            return float(vector[scenario.dimensions.index(field)])
+        if field == "length":
+            return float(np.linalg.norm(vector))
+        if field == "correction":
+            return float(np.linalg.norm(vector - scenario.x0[t]))
+        if field == "spread" and block is not None:
+            trace = scenario.traces[RUNS[run]]
+            x = trace.x0 if block == 0 else trace.block_outputs()[block - 1]
+            return float(np.linalg.norm(x[:, None, :] - x[None, :, :], axis=-1).max())
+        if field == "cosine" and block is not None:
+            other = self._stream(scenario.traces[RUNS["on"]], t, block)
+            return float(vector @ other / (np.linalg.norm(vector) * np.linalg.norm(other)))
+        return None

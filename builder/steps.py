@@ -1,0 +1,103 @@
+"""The grammar of walkthrough steps and trace references, defined once.
+
+The front matter and the lesson text use it; figures turn parsed steps into what each step shows,
+and the browser receives that as data: it never parses a step or a reference itself.
+
+Walkthrough steps (front matter `walkthrough = [...]`):
+
+    input           the input x₀
+    bN              block N, both sublayers (1-6)
+    bN.attention    block N's attention sublayer
+    bN.ffn          block N's feed-forward sublayer
+    sum             the stream as x₀ plus every correction so far
+
+Trace references (`{{...}}` in lesson text): `[SCENARIO/]RUN:SELECTION [FIELD]`
+
+    SCENARIO   a scenario the lesson names (front matter `scenarios`); default: its `scenario`
+    RUN        on (pre-norm, residual on) | off (pre-norm, residual off) | post (post-norm)
+    SELECTION  b0                 the input x₀
+               bN                 the stream after block N (1-6)
+               bN.attention       block N's attention step: its correction Δ (default) ...
+               bN.ffn             ... or, with `.after` / `.before`, the stream after / before it
+               bA-B               a series over blocks A..B (A may be 0, the input); needs a FIELD
+    FIELD      (none)             the whole vector of the tracked token: [1.0, 0.0, −0.2, 1.0]
+               a dimension key    one component: 1.3
+               length             the vector's length ‖x‖
+               correction         the cumulative correction ‖x − x₀‖
+               spread             the largest distance between any two tokens' vectors (every token)
+               cosine             cos of the angle between this run's vector and the `on` run's
+               top                (attention steps) the word the tracked token attends to most
+               weight             (attention steps) the tracked token's largest attention weight
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+MAX_BLOCK = 6
+SUBLAYERS = ("attention", "ffn")
+RUNS = {"on": "pre-on", "off": "pre-off", "post": "post-on"}  # names in the text → runs of the trace JSON
+FIELDS = ("length", "correction", "spread", "cosine", "top", "weight")  # besides the dimension keys
+STEP = re.compile(r"input|sum|b(?P<block>[1-6])(?:\.(?P<sublayer>attention|ffn))?")
+REF = re.compile(
+    r"(?:(?P<scenario>[a-z0-9][a-z0-9-]*)/)?(?P<run>[a-z]+):b(?P<a>\d)"
+    r"(?:-(?P<b>\d)|\.(?P<sub>attention|ffn)(?:\.(?P<part>delta|after|before))?)?"
+    r"(?:\s+(?P<field>[a-z_]+))?"
+)
+
+
+@dataclass(frozen=True)
+class Step:
+    """One walkthrough step: what part of the run it is about."""
+
+    key: str
+    block: int  # 0 for the input; the highest block for `sum` is the current depth
+    sublayer: str | None  # "attention", "ffn", or None for a whole block (or input / sum)
+
+    @property
+    def is_sum(self) -> bool:
+        return self.key == "sum"
+
+    @property
+    def is_input(self) -> bool:
+        return self.key == "input"
+
+
+def parse_step(key) -> Step | None:
+    """Return the step `key` names, or None if it is not a step."""
+    match = STEP.fullmatch(key) if isinstance(key, str) else None
+    if match is None:
+        return None
+    if key in ("input", "sum"):
+        return Step(key, 0, None)
+    return Step(key, int(match["block"]), match["sublayer"])
+
+
+STEP_HELP = "use input, b1..b6, b1.attention, b1.ffn or sum"
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A parsed trace reference."""
+
+    text: str
+    scenario: str | None
+    run: str
+    first: int
+    last: int | None  # a series bA-B
+    sublayer: str | None
+    part: str  # delta, after or before (sublayer selections)
+    field: str | None
+
+
+def parse_ref(text: str) -> Ref | str:
+    """Parse a trace reference; return the Ref, or why it is not one."""
+    match = REF.fullmatch(text.strip())
+    if not match:
+        return f"bad trace reference {{{{{text}}}}}: expected e.g. {{{{on:b1.attention}}}} or {{{{off:b6 length}}}}"
+    if match["run"] not in RUNS:
+        return f"unknown run {match['run']!r} in {{{{{text}}}}} (use on, off or post)"
+    return Ref(text=" ".join(text.split()), scenario=match["scenario"], run=match["run"], first=int(match["a"]),
+               last=int(match["b"]) if match["b"] is not None else None, sublayer=match["sub"],
+               part=match["part"] or "delta", field=match["field"])
