@@ -30,12 +30,14 @@ from markdown_it import MarkdownIt
 from mdit_py_plugins.container import container_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
+from builder.cjk import cjk_friendly_plugin
 from builder.errors import Problem
 from builder.mathml import UnsafeMath, latex_to_mathml
 
 # Pygments and latex2mathml are imported on first use: a build without code or math skips them.
 
 HEADING_ID = re.compile(r"\{#([a-z][a-z0-9-]*)\}")
+ESCAPED_DELIMITER = re.compile(r"\\[*_]")  # `\*\*` is meant to be seen
 LITERAL_DECIMAL = re.compile(r"(?<![\w.])[−-]?\d+\.\d+")
 CONTAINERS = ("diagram", "walkthrough", "interactive")
 FENCE_LANG = re.compile(r"^ {0,3}(?:```|~~~)[ \t]*([\w+-]+)", re.M)
@@ -172,6 +174,7 @@ def _trace_ref_rule(state, silent):
 def make_markdown() -> MarkdownIt:
     """Return the one markdown-it instance every lesson renders with."""
     md = MarkdownIt("commonmark", {"html": False, "highlight": _highlight}).enable("table")
+    md.use(cjk_friendly_plugin)  # bold next to CJK punctuation: **前馈网络（FFN）**负责
     md.use(dollarmath_plugin, allow_space=True, double_inline=False, renderer=_math)
     for name in CONTAINERS:
         md.use(container_plugin, name=name, validate=lambda params, *a, n=name: params.strip().split(" ", 1)[0] == n)
@@ -204,7 +207,7 @@ class LessonRenderer:
         except Exception as err:  # plugins raise assorted errors on bad input
             parsed = Parsed([], problems=[Problem(path, first_line, f"cannot parse Markdown: {err}")])
         else:
-            self._annotate(parsed, path, first_line)
+            self._annotate(parsed, path, first_line, body)
         self._parsed[key] = (body, parsed)  # keyed by file, so an edited lesson replaces its old entry
         return parsed
 
@@ -222,9 +225,10 @@ class LessonRenderer:
             out.problems.append(Problem(path, line, f"cannot render: {type(err).__name__}: {err}"))
         return out
 
-    def _annotate(self, out: Parsed, path, first_line) -> None:
+    def _annotate(self, out: Parsed, path, first_line, body: str = "") -> None:
         """Give headings their ids, record lines, and check prose for what is not allowed."""
         tokens = out.tokens
+        source_lines = body.split("\n") or [""]
         in_walkthrough = False
         walk_depth = 0
         deep = False
@@ -273,6 +277,10 @@ class LessonRenderer:
                         if "$" in child.content:
                             out.problems.append(Problem(path, child.meta["line"], "unterminated math: a `$` without its "
                                                         "closing `$` (write \\$ for a dollar sign)"))
+                        if ("**" in child.content or "__" in child.content) and not ESCAPED_DELIMITER.search(
+                                source_lines[min(child.meta["line"] - first_line, len(source_lines) - 1)]):
+                            out.problems.append(Problem(path, child.meta["line"], "`**` or `__` is left as literal text: the "
+                                                        "emphasis did not open or close (a space inside the markers?)"))
                         literal = LITERAL_DECIMAL.search(child.content)
                         if literal:
                             out.problems.append(Problem(path, child.meta["line"], f"figure {literal.group()!r} typed into the "
