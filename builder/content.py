@@ -33,7 +33,7 @@ FENCE = "+++"
 SLUG = re.compile(r"[a-z0-9][a-z0-9-]*")
 NON_LESSON_FOLDERS = {"scenarios"}
 RESERVED_SLUGS = {"index", "404"}  # these names are the lesson list and the not-found page
-KNOWN_KEYS = {"title", "order", "summary", "scenario", "scenarios", "figures", "walkthrough", "translation"}
+KNOWN_KEYS = {"title", "order", "summary", "scenario", "scenarios", "figures", "figure", "walkthrough", "translation"}
 
 
 @dataclass
@@ -104,6 +104,7 @@ def load_lesson(path: Path, lang: str, scenarios: set[str], figures: set[str] | 
         raise bad(unknown[0], f"unknown key (known: {', '.join(sorted(KNOWN_KEYS))})")
     for key, kind, required in (("title", str, True), ("order", int, True), ("summary", str, False),
                                 ("scenario", str, False), ("scenarios", list, False), ("figures", list, False),
+                                ("figure", str, False),
                                 ("walkthrough", list, False)):
         if key not in meta:
             if required:
@@ -129,7 +130,9 @@ def load_lesson(path: Path, lang: str, scenarios: set[str], figures: set[str] | 
     if lesson.scenarios and (lesson.scenario is None or lesson.scenarios[0] != lesson.scenario
                              or len(set(lesson.scenarios)) != len(lesson.scenarios)):
         raise bad("scenarios", "list each scenario once, the default (`scenario`) first")
-    lesson.figures = meta.get("figures", [])
+    if "figure" in meta and "figures" in meta:
+        raise bad("figure", "give either `figure` (one figure, the older spelling) or `figures`, not both")
+    lesson.figures = meta.get("figures", [meta["figure"]] if "figure" in meta else [])
     for name in lesson.figures:
         if figures is not None and name not in figures:
             raise bad("figures", f"unknown figure {name!r} (known: {', '.join(sorted(figures))})")
@@ -146,9 +149,12 @@ def load_lesson(path: Path, lang: str, scenarios: set[str], figures: set[str] | 
     translation = meta.get("translation")
     if translation is not None:
         sections = translation.get("sections", {}) if isinstance(translation, dict) else None
-        if (not isinstance(translation, dict) or not isinstance(translation.get("source_hash"), str)
-                or not isinstance(sections, dict) or not all(isinstance(v, str) for v in sections.values())):
-            raise UserError(Problem(path, meta_line(text, "translation") or _table_line(text, "translation") or 1,
+        wrong = ("translation" if not isinstance(translation, dict) else
+                 "source_hash" if not isinstance(translation.get("source_hash"), str) else
+                 "sections" if not isinstance(sections, dict) or not all(isinstance(v, str) for v in sections.values())
+                 else None)
+        if wrong:
+            raise UserError(Problem(path, meta_line(text, wrong) or _table_line(text, "translation") or 1,
                                     "front matter 'translation': expected a table with source_hash and a table of "
                                     "section fingerprints (written by `python -m builder mark-current`; run it again)"))
     return lesson

@@ -1,4 +1,8 @@
-"""Shared fixtures: the repository's own content, and small scratch projects."""
+"""Shared fixtures: the fixture project (tests/fixture/), the real content, and small scratch projects.
+
+Tests of the machinery build the fixture project, so editing or adding a real lesson or scenario
+breaks only the tests about that content (test_content.py, test_engine.py and test_lessons.py read
+the real content on purpose)."""
 
 from __future__ import annotations
 
@@ -9,12 +13,28 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTENT = ROOT / "content"
+FIXTURE = Path(__file__).resolve().parent / "fixture" / "content"
 DEFAULT_SCENARIO = CONTENT / "scenarios" / "river-bank.toml"
+
+
+def copy_fixture(dest: Path) -> Path:
+    """Copy the fixture project's content to `dest`, with the real UI catalogs (they belong to the templates)."""
+    shutil.copytree(FIXTURE, dest)
+    shutil.copy(CONTENT / "messages.pot", dest / "messages.pot")
+    for po in CONTENT.glob("*/messages.po"):
+        shutil.copy(po, dest / po.parent.name / "messages.po")
+    return dest
 
 
 @pytest.fixture
 def content_copy(tmp_path) -> Path:
-    """Return a private copy of content/ a test may break."""
+    """Return a private copy of the fixture project's content a test may break."""
+    return copy_fixture(tmp_path / "content")
+
+
+@pytest.fixture
+def real_content_copy(tmp_path) -> Path:
+    """Return a private copy of the real content/."""
     dest = tmp_path / "content"
     shutil.copytree(CONTENT, dest)
     return dest
@@ -33,8 +53,15 @@ def build_site(content: Path, out: Path, *extra: str) -> Path:
 
 @pytest.fixture(scope="session")
 def site(tmp_path_factory) -> Path:
-    """The real content, built once for every test that only reads the output."""
-    return build_site(CONTENT, tmp_path_factory.mktemp("site") / "dist", "--zip")
+    """The fixture project, built once for every test that only reads the output."""
+    root = tmp_path_factory.mktemp("site")
+    return build_site(copy_fixture(root / "content"), root / "dist", "--zip")
+
+
+@pytest.fixture(scope="session")
+def real_site(tmp_path_factory) -> Path:
+    """The real content, built once for the tests about the lessons themselves."""
+    return build_site(CONTENT, tmp_path_factory.mktemp("real") / "dist")
 
 
 def parse(path: Path):

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CONTENT, ROOT, build_site
+from conftest import ROOT, build_site, copy_fixture
 from test_site import tree_digest
 
 CASES = sorted((Path(__file__).parent / "bad-inputs").glob("*.toml"))
@@ -56,7 +56,7 @@ def apply(edit: dict, content: Path, tmp: Path) -> None:
 def test_broken_input_is_reported_in_one_line_and_dist_is_untouched(tmp_path, case):
     spec = tomllib.loads(case.read_text(encoding="utf-8"))
     content, templates, out = tmp_path / "content", tmp_path / "templates", tmp_path / "dist"
-    shutil.copytree(CONTENT, content)
+    copy_fixture(content)
     shutil.copytree(ROOT / "templates", templates)
     build_site(content, out)
     before = tree_digest(out)

@@ -105,10 +105,13 @@ def page(preview, rel: str) -> str:
 
 def test_preview_shows_an_edited_scenario_in_every_page_that_uses_it(preview):
     scenario = preview.content / "scenarios" / "river-bank.toml"
-    edit(scenario, 'title = "by the river bank"', 'title = "by the river bank, edited"')
+    rels = ("zh/transformer-block.html", "ja/ffn-residual.html")
+    before = {rel: page(preview, rel) for rel in rels}
+    edit(scenario, "vector = [0.30, 0.30, 0.00, 1.00]", "vector = [0.90, 0.30, 0.00, 1.00]")  # bank's input
     assert preview.rebuild({scenario}).startswith("rebuilt all pages")
-    for rel in ("zh/transformer-block.html", "ja/ffn-residual.html"):
-        assert "by the river bank, edited" in page(preview, rel)
+    for rel in rels:
+        assert page(preview, rel) != before[rel], rel
+    assert "[0.9, 0.3, 0.0, 1.0]" in page(preview, "zh/transformer-block.html")
 
 
 def test_preview_shows_an_edited_catalog(preview):
@@ -129,18 +132,18 @@ def test_preview_shows_an_edited_template(preview, tmp_path):
     subprocess.run(["cp", "-r", str(ROOT / "templates"), str(templates)], check=True)
     preview.templates = templates
     assert preview.rebuild().startswith("rebuilt all pages")
-    template = templates / "figures" / "_figure.html"
-    edit(template, '<div class="twin">', '<div class="twin" data-edited="yes">')
+    template = templates / "lesson.html"
+    edit(template, '<article class="lesson"', '<article data-edited="yes" class="lesson"')
     assert preview.rebuild({template}).startswith("rebuilt all pages")
     assert 'data-edited="yes"' in page(preview, "zh/transformer-block.html")
 
 
 def test_preview_reports_a_broken_edit_then_recovers(preview):
     lesson = preview.content / "zh" / "ffn-residual.md"
-    edit(lesson, "{#summary}", "")
+    edit(lesson, " {#next}", "")
     assert preview.rebuild({lesson}).startswith("build failed")
     assert any("ffn-residual.md" in error and "stable id" in error for error in preview.errors)
-    edit(lesson, "## 小结", "## 小结 {#summary}")
+    edit(lesson, "## 下一步", "## 下一步 {#next}")
     assert preview.rebuild({lesson}).startswith("rebuilt")
     assert preview.errors == []
 

@@ -14,7 +14,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from conftest import CONTENT, ROOT, build_site, html_pages, parse
+from conftest import ROOT, build_site, copy_fixture, html_pages, parse
 
 LANGS = {"zh": "zh-Hans", "ja": "ja"}
 SLUGS = ["transformer-block", "ffn-residual"]
@@ -26,18 +26,12 @@ def tree_digest(folder: Path) -> dict[str, str]:
 
 
 def test_every_page_of_the_layout_exists(site):
-    expected = ["index.html", "404.html", ".nojekyll", "assets/site.css", "assets/lesson.js", "assets/plotly.min.js",
-                "offline.zip"]
+    expected = ["index.html", "404.html", ".nojekyll", "assets/site.css", "assets/lesson.js", "assets/figures.css",
+                "assets/vendor/plotly-basic.min.js", "assets/vendor/plotly-basic.LICENSE.txt", "offline.zip",
+                "data/river-bank.json", "data/money-bank.json"]
     expected += [f"{lang}/index.html" for lang in LANGS] + [f"{lang}/{slug}.html" for lang in LANGS for slug in SLUGS]
     for rel in expected:
         assert (site / rel).is_file(), rel
-
-
-def test_plotly_is_the_installed_packages_copy(site):
-    import plotly
-
-    original = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
-    assert (site / "assets/plotly.min.js").read_bytes() == original.read_bytes()
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -50,8 +44,8 @@ def test_lesson_page_has_lang_switcher_alternates_and_trace(site, lang, slug):
     assert switch == {LANGS[other]: f"../{other}/{slug}.html"}
     alternates = {l.attributes["hreflang"]: l.attributes["href"] for l in tree.css('link[rel="alternate"]')}
     assert alternates == {"zh-Hans": f"../zh/{slug}.html", "ja": f"../ja/{slug}.html", "x-default": f"../zh/{slug}.html"}
-    data = json.loads(tree.css_first("#figure-data").text())
-    assert data["trace"]["tokens"] == ["by", "the", "river", "bank"]
+    data = json.loads(tree.css_first("#lesson-data").text())
+    assert data["version"] == 2 and data["defaults"]["scenario"] == "river-bank"
 
 
 def test_lesson_lists_are_in_lesson_order(site):
@@ -156,7 +150,8 @@ def test_embedded_json_cannot_close_its_script(tmp_path, content_copy):
     html = (out / "zh" / "transformer-block.html").read_text(encoding="utf-8")
     assert evil not in html
     tree = parse(out / "zh" / "transformer-block.html")
-    assert json.loads(tree.css_first("#figure-data").text())["trace"]["title"] == evil
+    assert json.loads((out / "data" / "river-bank.json").read_text(encoding="utf-8"))["title"] == evil
+    assert evil in tree.css_first("#lesson-data").text() or "alert(1)" in tree.css_first("#lesson-data").text()
     assert all("alert" not in s.text() for s in tree.css("script:not([type])"))
 
 
@@ -181,7 +176,7 @@ def test_third_language_needs_no_code_change(tmp_path, content_copy):
 
 def test_sitemap_lists_alternates_only_with_base_url(tmp_path, site):
     assert not (site / "sitemap.xml").exists()
-    out = build_site(CONTENT, tmp_path / "dist", "--base-url", "https://example.org/lessons/")
+    out = build_site(copy_fixture(tmp_path / "content"), tmp_path / "dist", "--base-url", "https://example.org/lessons/")
     sitemap = (out / "sitemap.xml").read_text(encoding="utf-8")
     assert "<loc>https://example.org/lessons/zh/transformer-block.html</loc>" in sitemap
     assert 'hreflang="ja" href="https://example.org/lessons/ja/transformer-block.html"' in sitemap
@@ -190,19 +185,19 @@ def test_sitemap_lists_alternates_only_with_base_url(tmp_path, site):
 
 
 def test_two_builds_are_byte_identical(tmp_path, site):
-    again = build_site(CONTENT, tmp_path / "dist", "--zip")
+    again = build_site(copy_fixture(tmp_path / "content"), tmp_path / "dist", "--zip")
     assert tree_digest(again) == tree_digest(site)
 
 
 def test_offline_zip_holds_the_whole_site(site):
     with zipfile.ZipFile(site / "offline.zip") as archive:
         names = set(archive.namelist())
-    assert {"site/index.html", "site/zh/transformer-block.html", "site/assets/plotly.min.js"} <= names
+    assert {"site/index.html", "site/zh/transformer-block.html", "site/assets/vendor/plotly-basic.min.js"} <= names
 
 
-def test_build_prints_a_summary(tmp_path):
-    result = subprocess.run([sys.executable, "-m", "builder", "build", "--out", str(tmp_path / "d")], cwd=ROOT,
-                            capture_output=True, text=True)
+def test_build_prints_a_summary(tmp_path, content_copy):
+    result = subprocess.run([sys.executable, "-m", "builder", "build", "--content", str(content_copy),
+                             "--out", str(tmp_path / "d")], cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert re.search(r"built 6 pages \(zh 3, ja 3\) into .* in [\d.]+ s, 0 warnings", result.stdout)
 
@@ -221,13 +216,13 @@ def test_offline_zip_unpacks_anywhere_into_a_working_site(tmp_path, site):
 
 def test_offline_link_appears_only_when_the_archive_is_built(tmp_path, site):
     assert parse(site / "zh" / "index.html").css_first('a[href="../offline.zip"]') is not None
-    plain = build_site(CONTENT, tmp_path / "dist")
+    plain = build_site(copy_fixture(tmp_path / "content"), tmp_path / "dist")
     assert "offline.zip" not in (plain / "zh" / "index.html").read_text(encoding="utf-8")
 
 
 def test_404_page_links_absolutely_when_the_base_url_is_known(tmp_path):
     # GitHub Pages serves 404.html for a missing page at any depth, where relative links would break.
-    out = build_site(CONTENT, tmp_path / "dist", "--base-url", "https://example.org/lessons/")
+    out = build_site(copy_fixture(tmp_path / "content"), tmp_path / "dist", "--base-url", "https://example.org/lessons/")
     tree = parse(out / "404.html")
     hrefs = [a.attributes["href"] for a in tree.css(".language-choices a")]
     assert hrefs == ["https://example.org/lessons/zh/index.html", "https://example.org/lessons/ja/index.html"]
