@@ -145,9 +145,10 @@ def render_lesson(inputs, lesson: Lesson, lang: Language, translations, page: di
         views = {name: remembered(inputs, ("views", lang.code, name, tuple(lesson.walkthrough)), scenarios,
                                   lambda name=name: figure_views(name, lang, translations, scenarios, lesson.walkthrough))
                  for name in lesson.figures}
-        figures = {name: remembered(inputs, ("figure", lang.code, name, bool(lesson.walkthrough)), scenarios,
+        figures = {name: remembered(inputs, ("figure", lang.code, name, tuple(lesson.figures), bool(lesson.walkthrough)), scenarios,
                                     lambda name=name: render_figure(inputs.env, inputs.templates, translations, lang, name,
-                                                                    views[name], scenarios, bool(lesson.walkthrough)))
+                                                                    views[name], scenarios, bool(lesson.walkthrough),
+                                                                    lesson.figures))
                    for name in lesson.figures}
         data = remembered(inputs, ("data", lang.code, tuple(lesson.figures), tuple(lesson.walkthrough)), scenarios,
                           lambda: page_data(translations, lang, scenarios, lesson.walkthrough, views))

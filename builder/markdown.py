@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import html
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -110,9 +111,36 @@ def _highlighted(code: str, lang: str) -> str:
     return highlight(code, _lexer(lang), _formatter())
 
 
+def _columns(markup: str) -> str:
+    """Give every wide (CJK) character of highlighted code a box two columns wide, and every character
+    of ambiguous width (box drawing, arrows, curly quotes) a box one column wide, so that a diagram
+    lines up whatever fonts the reader has (CJK monospace fonts draw `─` two columns wide, and a
+    Latin monospace font with a CJK fallback does not keep a CJK character at exactly two columns)."""
+    out, in_tag, in_entity = [], False, False
+    for ch in markup:
+        if ch == "<":
+            in_tag = True
+        elif ch == ">" and in_tag:
+            in_tag = False
+        elif not in_tag and ch == "&":
+            in_entity = True
+        elif in_entity and ch == ";":
+            in_entity = False
+        elif not in_tag and not in_entity and ord(ch) > 0x7F:
+            width = unicodedata.east_asian_width(ch)
+            if width in ("W", "F"):
+                out.append(f'<span class="cw">{ch}</span>')
+                continue
+            if width == "A":
+                out.append(f'<span class="cn">{ch}</span>')
+                continue
+        out.append(ch)
+    return "".join(out)
+
+
 def _highlight(code: str, lang: str, attrs: str) -> str:
     """Highlight fenced code; the markup starts with <pre so markdown-it does not wrap it again."""
-    body = _highlighted(code, lang)
+    body = _columns(_highlighted(code, lang))
     label = f' data-lang="{html.escape(lang)}"' if lang else ""
     return f'<pre class="highlight" tabindex="0"{label}><code>{body}</code></pre>\n'
 

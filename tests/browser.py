@@ -50,19 +50,26 @@ class Recorder:
     """Everything a page did that a reader should never see: errors, and requests off the site."""
 
     allowed_prefix: str = "file://"
+    withheld: tuple[str, ...] = ()  # files of the site a test withholds on purpose (say, the charting library)
     errors: list[str] = field(default_factory=list)
     blocked: list[str] = field(default_factory=list)
 
     def attach(self, page):
-        page.on("console", lambda m: self.errors.append(f"console {m.type}: {m.text}") if m.type in ("error", "warning") else None)
+        page.on("console", lambda m: self.errors.append(f"console {m.type}: {m.text}")
+                if m.type in ("error", "warning") and not (self.withheld and "Failed to load resource" in m.text) else None)
         page.on("pageerror", lambda e: self.errors.append(f"page error: {e}"))
-        page.on("requestfailed", lambda r: self.errors.append(f"failed request: {r.url} {r.failure}"))
+        page.on("requestfailed", lambda r: None if self._withheld(r.url) else self.errors.append(f"failed request: {r.url} {r.failure}"))
         page.route("**/*", self._route)
         return page
 
+    def _withheld(self, url: str) -> bool:
+        return any(url.endswith(name) for name in self.withheld)
+
     def _route(self, route):
         url = route.request.url
-        if url.startswith(self.allowed_prefix) or url.startswith("data:"):
+        if self._withheld(url):
+            route.abort()
+        elif url.startswith(self.allowed_prefix) or url.startswith("data:"):
             route.continue_()
         else:
             self.blocked.append(url)

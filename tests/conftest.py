@@ -93,10 +93,10 @@ def open_page(chromium):
 
     contexts, recorders = [], []
 
-    def _open(url: str, allowed_prefix: str = "file://", **context_options):
+    def _open(url: str, allowed_prefix: str = "file://", withhold: tuple[str, ...] = (), **context_options):
         context = chromium.new_context(**{"viewport": {"width": 1000, "height": 900}, **context_options})
         contexts.append(context)
-        recorder = Recorder(allowed_prefix)
+        recorder = Recorder(allowed_prefix, withhold)
         recorders.append(recorder)
         page = recorder.attach(context.new_page())
         page.goto(url)

@@ -1,22 +1,25 @@
-"""The interactive lesson page in a real Chromium, offline over file://, in both languages."""
+"""The interactive lesson pages in a real Chromium, offline over file://, in both languages.
+
+Every expected number is computed here from the engine's trace (the fixture project's scenarios),
+every expected label from the catalogs: the page must show what the trace and the catalogs say."""
 
 from __future__ import annotations
 
-import json
+import gettext
 import threading
-from functools import partial
+from functools import lru_cache, partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
+import numpy as np
 import pytest
 
 from browser import ARTIFACTS
+from conftest import CONTENT, FIXTURE
 
 pytestmark = pytest.mark.browser
 LANGS = ["zh", "ja"]
-
-PLOTTED = """() => document.getElementById('figure-chart').data.map(t => ({
-  meta: t.meta, x: Array.from(t.x), y: Array.from(t.y), base: t.base ? Array.from(t.base) : null,
-  color: t.marker && t.marker.color, pattern: t.marker && t.marker.pattern && t.marker.pattern.shape }))"""
+LOCALES = {"zh": "zh_Hans", "ja": "ja"}
+OFFSET = 0.19  # where a block's attention and FFN bars sit (builder/figures/depth_map)
 
 
 def lesson_url(site, lang, slug="transformer-block", fragment=""):
@@ -24,170 +27,373 @@ def lesson_url(site, lang, slug="transformer-block", fragment=""):
 
 
 def ready(page):
+    """Wait until Plotly has drawn (it loads when a figure comes near): scroll the figure into view."""
+    page.locator("[data-figure]").first.scroll_into_view_if_needed()
     page.wait_for_selector("[data-figure][data-ready]")
     return page
 
 
-def trace_data(page):
-    return json.loads(page.locator("#figure-data").text_content())["trace"]
+@lru_cache(maxsize=None)
+def scenario(name="river-bank"):
+    from builder.scenarios import load_scenario
+
+    return load_scenario(FIXTURE / "scenarios" / f"{name}.toml")
 
 
-def plotted(page, meta_prefix):
-    return [t for t in page.evaluate(PLOTTED) if str(t["meta"]).startswith(meta_prefix)][0]
+@lru_cache(maxsize=None)
+def catalog(lang):
+    from builder.i18n import compile_catalog, read_catalog
+
+    return compile_catalog(read_catalog(CONTENT / lang / "messages.po", LOCALES[lang]))
 
 
-HIGHLIGHT = """() => {
-  const outline = document.getElementById('figure-chart').data.find(t => t.meta === 'highlight');
-  const xs = Array.from(outline.x);
-  return { bars: xs.filter(x => x > 0), ribbon: xs.includes(0) };
-}"""
+def label(lang, kind, key, **values):
+    from builder.figures import COMMON_LABELS, KINDS
+
+    labels = KINDS[kind].labels
+    text = catalog(lang).gettext(labels[key] if key in labels else COMMON_LABELS[key])
+    return text % values if values else text
 
 
-def highlighted(page):
-    """Which part of the depth map the walkthrough highlights: bars (block numbers) and the input ribbon."""
-    return page.evaluate(HIGHLIGHT)
+def num(value, lang="zh", decimals=2):
+    from builder.i18n import format_number
+
+    return format_number(value, LOCALES[lang], decimals)
 
 
-def css_var(page, name):
-    return page.evaluate(f"() => getComputedStyle(document.documentElement).getPropertyValue('{name}').trim()")
+PLOTTED = """(sel) => { const p = document.querySelector(sel + ' .plot'); return p && p.data ? p.data.map(t => ({
+  meta: t.meta, x: Array.from(t.x), y: Array.from(t.y || []), base: t.base ? Array.from(t.base) : null,
+  width: t.width ? Array.from([].concat(t.width)) : null, text: t.text ? Array.from([].concat(t.text)) : null,
+  pattern: t.marker && t.marker.pattern && t.marker.pattern.shape })) : null; }"""
+
+
+def plotted(page, chart="main", figure="depth-map"):
+    return {t["meta"]: t for t in page.evaluate(PLOTTED, f'#{figure} [data-chart="{chart}"]')}
+
+
+def layout(page, chart="main", figure="depth-map"):
+    return page.evaluate("(sel) => document.querySelector(sel + ' .plot').layout", f'#{figure} [data-chart="{chart}"]')
+
+
+SVG_MARKS = """(sel) => [...document.querySelectorAll(sel + ' .chart-svg-wide [data-mark]')].map(g => ({
+  mark: g.getAttribute('data-mark'),
+  points: [...g.querySelectorAll('[data-x]')].map(e => [+e.getAttribute('data-x'), +e.getAttribute('data-y'),
+                                                          e.hasAttribute('data-base') ? +e.getAttribute('data-base') : null]),
+  band: [...g.querySelectorAll('rect.fill')].map(e => +e.getAttribute('data-y')) }))"""
+
+
+def bars(run, t, depth, residual):
+    """What the depth map's bars must be, from the trace: (x, height, base, true length) per sublayer."""
+    x0 = run.x0[t]
+    out = []
+    for step in run.steps[: 2 * depth]:
+        x = step.block + (-OFFSET if step.sublayer == "attention" else OFFSET)
+        height = np.linalg.norm(step.after[t] - x0) if residual else np.linalg.norm(step.delta[t])
+        out.append((round(x, 2), height, np.linalg.norm(x0) if residual else 0.0, np.linalg.norm(step.after[t])))
+    return out
+
+
+def spread(run, depth):
+    states = [run.x0] + [s.after for s in run.steps[: 2 * depth] if s.sublayer == "ffn"]
+    return [np.linalg.norm(x[:, None] - x[None], axis=-1).max() for x in states]
+
+
+# ---- The depth map says what the trace shows ------------------------------------------------------
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("residual", [True, False])
+def test_bars_and_true_length_markers_are_the_trace(site, open_page, lang, residual):
+    page = ready(open_page(lesson_url(site, lang, fragment=f"#residual={'on' if residual else 'off'}&depth=4")))
+    s = scenario()
+    run = s.traces["pre-on" if residual else "pre-off"]
+    expected = bars(run, s.tracked, 4, residual)
+    drawn = plotted(page)
+    state = "on" if residual else "off"
+    attention, ffn = drawn[f"bar-attention-{state}"], drawn[f"bar-ffn-{state}"]
+    assert attention["x"] == [e[0] for e in expected[0::2]] and ffn["x"] == [e[0] for e in expected[1::2]]
+    assert attention["y"] == pytest.approx([e[1] for e in expected[0::2]], abs=1e-4)
+    assert ffn["y"] == pytest.approx([e[1] for e in expected[1::2]], abs=1e-4)
+    assert ffn["base"] == pytest.approx([e[2] for e in expected[1::2]], abs=1e-4)
+    assert drawn["length"]["y"] == pytest.approx([e[3] for e in expected], abs=1e-4)  # ‖x‖, a marker per sublayer
+    assert drawn["ribbon"]["x"] == ([-0.5, 4.5] if residual else [-0.5, 0.5])  # residual off: cut at the entrance
+    assert (ffn["pattern"] == "/") is not residual
 
 
 @pytest.mark.parametrize("lang", LANGS)
-def test_default_state_runs_the_ribbon_through_three_blocks(site, open_page, lang):
+def test_axis_legend_and_caption_say_what_the_heights_are(site, open_page, lang):
     page = ready(open_page(lesson_url(site, lang)))
-    data, t = trace_data(page), trace_data(page)["tracked"]
-    ribbon, bars = plotted(page, "ribbon"), plotted(page, "bars")
-    assert ribbon["x"] == [-0.5, 3.5]
-    assert bars["meta"] == "bars-on" and bars["x"] == [1, 2, 3]
-    assert bars["y"] == [data["runs"]["pre-on"]["blocks"]["cumulative"][b][t] for b in range(3)]
-    assert page.locator("#residual-toggle").get_attribute("aria-pressed") == "true"
-
-
-def legend(page):
-    return [(item.locator(".swatch").get_attribute("class").split()[-1], item.text_content().strip())
-            for item in page.locator("#chart-legend li").all()]
+    legend = lambda: [li.text_content().strip() for li in page.locator('#depth-map [data-chart="main"] .chart-legend li').all()]
+    assert layout(page)["yaxis"]["title"]["text"] == label(lang, "depth-map", "axis_y_on")
+    assert legend() == [label(lang, "depth-map", k) for k in ("ribbon", "attention_on", "ffn_on", "length")]
+    assert page.locator('#depth-map [data-part="caption"]').text_content() == label(lang, "depth-map", "caption_on")
+    page.locator('#depth-map [data-control="residual"]').click()
+    assert layout(page)["yaxis"]["title"]["text"] == label(lang, "depth-map", "axis_y_off")
+    assert legend() == [label(lang, "depth-map", k) for k in ("ribbon", "attention_off", "ffn_off", "length")]
+    assert page.locator('#depth-map [data-part="caption"]').text_content() == label(lang, "depth-map", "caption_off")
 
 
 @pytest.mark.parametrize("lang", LANGS)
-def test_the_legend_names_what_the_chart_shows_and_follows_the_toggle(site, open_page, lang):
+def test_one_y_scale_across_the_toggle_and_the_depth(site, open_page, lang):
     page = ready(open_page(lesson_url(site, lang)))
-    labels = json.loads(page.locator("#figure-labels").text_content())
-    assert legend(page) == [("swatch-ribbon", labels["ribbon"]), ("swatch-bars-on", labels["cumulative"])]
-    page.locator("#residual-toggle").click()
-    assert legend(page) == [("swatch-ribbon", labels["ribbon"]), ("swatch-bars-off", labels["output"])]
-    page = ready(open_page(lesson_url(site, lang, "ffn-residual")))
-    assert legend(page) == [("swatch-pre", labels["pre"]), ("swatch-post", labels["post"])]
-
-
-@pytest.mark.parametrize("lang", LANGS)
-def test_residual_off_cuts_the_ribbon_and_turns_the_bars_red(site, open_page, lang):
-    page = ready(open_page(lesson_url(site, lang)))
-    page.locator("#residual-toggle").click()
-    data, t = trace_data(page), trace_data(page)["tracked"]
-    ribbon, bars = plotted(page, "ribbon"), plotted(page, "bars")
-    assert ribbon["x"] == [-0.5, 0.5]
-    assert bars["meta"] == "bars-off"
-    assert bars["color"] == css_var(page, "--bar-off") and bars["pattern"] == "/"
-    assert bars["y"] == [data["runs"]["pre-off"]["blocks"]["output"][b][t] for b in range(3)]
-    assert page.locator("#residual-toggle").get_attribute("aria-pressed") == "false"
-    assert "residual=off" in page.url
-
-
-@pytest.mark.parametrize("lang", LANGS)
-def test_depth_control_shows_six_blocks_or_one(site, open_page, lang):
-    page = ready(open_page(lesson_url(site, lang)))
-    slider = page.locator("#depth-input")
-    slider.focus()
+    ranges = {tuple(layout(page)["yaxis"]["range"])}
+    page.locator('#depth-map [data-control="residual"]').click()
+    ranges.add(tuple(layout(page)["yaxis"]["range"]))
+    page.locator('#depth-map [data-control="depth"]').focus()
     page.keyboard.press("End")
-    assert plotted(page, "bars")["x"] == [1, 2, 3, 4, 5, 6]
-    assert page.locator("#twin-body tr").count() == 7
-    page.keyboard.press("Home")
-    assert plotted(page, "bars")["x"] == [1]
-    assert page.locator("#depth-output").text_content() == "1"
-
-
-def test_keyboard_alone_steps_forward_and_back(site, open_page):
-    page = ready(open_page(lesson_url(site, "zh")))
-    data, t = trace_data(page), trace_data(page)["tracked"]
-    page.locator("#step-next").focus()
-    page.keyboard.press("Enter")
-    assert "2" in page.locator("#step-counter").text_content()
-    items = page.locator("#walkthrough-steps > ol > li")
-    assert "current" in items.nth(1).get_attribute("class")
-    weights = page.locator("#walk-readout .attention-weights td").all_text_contents()
-    assert [float(w.replace("\u2212", "-")) for w in weights] == pytest.approx(
-        data["runs"]["pre-on"]["steps"][0]["attention"][t], abs=0.006)
-    assert highlighted(page) == {"bars": [1], "ribbon": False}
-    page.keyboard.press("Tab")  # on to "next" is skipped back: shift+tab reaches "previous"
-    page.keyboard.press("Shift+Tab")
-    page.keyboard.press("Shift+Tab")
-    assert page.evaluate("document.activeElement.id") == "step-prev"
-    page.keyboard.press("Space")
-    assert "1" in page.locator("#step-counter").text_content()
-    assert "current" in items.nth(0).get_attribute("class")
-    assert highlighted(page) == {"bars": [], "ribbon": True}
-
-
-def test_residual_toggle_works_from_the_keyboard(site, open_page):
-    page = ready(open_page(lesson_url(site, "ja")))
-    page.locator("#residual-toggle").focus()
-    page.keyboard.press("Space")
-    assert page.locator("#residual-toggle").get_attribute("aria-pressed") == "false"
-    assert page.locator("#figure-status").text_content().strip() != ""
+    ranges.add(tuple(layout(page)["yaxis"]["range"]))
+    assert len(ranges) == 1
+    s = scenario()
+    highest = max(e[2] + e[1] for e in bars(s.traces["pre-on"], s.tracked, 6, True))
+    assert highest < ranges.pop()[1]  # the scale holds the tallest stacked bar of any state
 
 
 @pytest.mark.parametrize("lang", LANGS)
-def test_url_fragment_restores_the_state_and_the_switcher_carries_it(site, open_page, lang):
-    fragment = "#depth=6&residual=off&step=4"
-    page = ready(open_page(lesson_url(site, lang, fragment=fragment)))
-    assert page.locator("#residual-toggle").get_attribute("aria-pressed") == "false"
-    assert page.locator("#depth-input").input_value() == "6"
-    assert "4" in page.locator("#step-counter").text_content()
-    assert plotted(page, "bars")["x"] == [1, 2, 3, 4, 5, 6]
-    other = page.locator(".language-switcher a").get_attribute("href")
-    assert other.endswith("transformer-block.html" + fragment)
-    page.locator(".language-switcher a").click()
-    ready(page)
-    assert page.locator("#residual-toggle").get_attribute("aria-pressed") == "false"
-    assert page.locator("html").get_attribute("lang") != {"zh": "zh-Hans", "ja": "ja"}[lang]
+def test_the_token_panel_shows_every_word_collapse_without_the_residual(site, open_page, lang):
+    page = ready(open_page(lesson_url(site, lang, fragment="#residual=off&depth=6")))
+    drawn = plotted(page, "spread")
+    s = scenario()
+    assert drawn["spread-on"]["y"] == pytest.approx(spread(s.traces["pre-on"], 6), abs=1e-4)
+    assert drawn["spread-off"]["y"] == pytest.approx(spread(s.traces["pre-off"], 6), abs=1e-4)
+    assert drawn["spread-off"]["y"][2] < 1e-3 < drawn["spread-on"]["y"][2]  # collapsed after block 2, only without it
 
 
-def test_back_button_restores_the_previous_state(site, open_page):
+def outline(page):
+    return plotted(page)["highlight"]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_walkthrough_steps_2_and_3_outline_the_two_sublayers_of_block_1(site, open_page, lang):
+    page = ready(open_page(lesson_url(site, lang, fragment="#step=2")))
+    assert outline(page)["x"] == [round(1 - OFFSET, 2)]
+    page.locator('[data-control="step-next"]').click()
+    assert outline(page)["x"] == [round(1 + OFFSET, 2)]
+    page.locator('[data-control="step-next"]').click()  # step 4: the whole of block 2
+    assert outline(page)["x"] == [2] and outline(page)["width"][0] > 0.7
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_sum_step_follows_the_depth_and_lists_x0_and_every_correction(site, open_page, lang):
+    page = ready(open_page(lesson_url(site, lang, fragment="#depth=6&step=6")))
+    readout = page.locator('#depth-map [data-part="walk-readout"]')
+    assert label(lang, "depth-map", "sum_note", depth=6, count=12) in readout.text_content()
+    heads = readout.locator("tbody th").all_text_contents()
+    assert len(heads) == 1 + 12 + 2 and heads[0].startswith(label(lang, "depth-map", "input"))
+    s = scenario()
+    run, t = s.traces["pre-on"], s.tracked
+    total = [float(c.replace("\u2212", "-")) for c in readout.locator("tbody tr").nth(13).locator("td").all_text_contents()]
+    assert total == pytest.approx(run.x0[t] + sum(step.delta[t] for step in run.steps), abs=0.006)
+
+
+def test_a_drag_of_the_depth_slider_adds_one_history_entry(site, open_page):
     page = ready(open_page(lesson_url(site, "zh")))
-    page.locator("#residual-toggle").click()
-    assert plotted(page, "bars")["meta"] == "bars-off"
+    before = page.evaluate("history.length")
+    slider = page.locator('#depth-map [data-control="depth"]')
+    slider.scroll_into_view_if_needed()
+    box = slider.bounding_box()
+    y = box["y"] + box["height"] / 2
+    page.mouse.move(box["x"] + 4, y)
+    page.mouse.down()
+    for i in range(1, 11):
+        page.mouse.move(box["x"] + 4 + i * (box["width"] - 8) / 10, y)
+    page.mouse.up()
+    assert slider.input_value() == "6"
+    assert page.evaluate("history.length") == before + 1
+    page.locator('#depth-map [data-control="residual"]').click()
+    assert page.evaluate("history.length") == before + 2
     page.go_back()
-    page.wait_for_function("() => document.getElementById('residual-toggle').getAttribute('aria-pressed') === 'true'")
-    assert plotted(page, "bars")["meta"] == "bars-on"
+    page.wait_for_function("() => document.querySelector('[data-control=residual]').getAttribute('aria-pressed') === 'true'")
+    assert slider.input_value() == "6"
 
 
-def test_text_twin_stays_in_sync_with_the_chart(site, open_page):
-    page = ready(open_page(lesson_url(site, "zh", fragment="#depth=5&residual=off&step=1")))
-    data, t = trace_data(page), trace_data(page)["tracked"]
-    rows = page.locator("#twin-body tr")
-    assert rows.count() == 6
-    last = [float(c.replace("\u2212", "-")) for c in rows.nth(5).locator("td").all_text_contents()]
-    assert last[-1] == pytest.approx(data["runs"]["pre-off"]["blocks"]["output"][4][t], abs=0.006)
-    page.locator("#twin-toggle").click()
-    assert page.locator("#twin-toggle").get_attribute("aria-expanded") == "true"
-    assert page.locator("#twin-table").bounding_box()["height"] > 100
+def test_focus_stays_on_a_button_at_both_ends_of_the_walkthrough(site, open_page):
+    page = ready(open_page(lesson_url(site, "ja", fragment="#step=5")))
+    page.locator('[data-control="step-next"]').focus()
+    page.keyboard.press("Enter")
+    assert page.evaluate("document.activeElement.getAttribute('data-control')") == "step-prev"
+    for _ in range(5):
+        page.keyboard.press("Enter")
+    assert page.evaluate("document.activeElement.getAttribute('data-control')") == "step-next"
+    assert page.locator('[data-control="step-prev"]').is_disabled()
 
 
-def test_without_javascript_the_text_and_default_table_remain(site, open_page):
+def test_a_section_link_keeps_the_state_and_the_switcher_carries_both(site, open_page):
+    page = ready(open_page(lesson_url(site, "zh", fragment="#scenario=money-bank&residual=off&depth=5&step=3&block=2")))
+    page.locator('.toc a[href="#mistakes"]').click()
+    page.wait_for_url("**#mistakes")
+    assert page.locator('#depth-map [data-control="depth"]').input_value() == "5"
+    href = page.locator(".language-switcher a").get_attribute("href")
+    assert href == "../ja/transformer-block.html?scenario=money-bank&residual=off&depth=5&block=1&step=3#mistakes" or \
+        href.startswith("../ja/transformer-block.html?scenario=money-bank&residual=off&depth=5") and href.endswith("#mistakes")
+    page.locator(".language-switcher a").click()
+    page.wait_for_url("**/ja/transformer-block.html?*#mistakes")
+    ready(page)
+    assert page.locator('#depth-map [data-control="depth"]').input_value() == "5"
+    assert page.locator('#depth-map [data-control="residual"]').get_attribute("aria-pressed") == "false"
+    assert page.locator('#depth-map input[value="money-bank"]').is_checked()
+    assert page.evaluate("window.scrollY") > 500  # at the section, not the top
+
+
+def test_back_restores_the_previous_state(site, open_page):
+    page = ready(open_page(lesson_url(site, "zh")))
+    page.locator('#depth-map [data-control="residual"]').click()
+    assert "bar-ffn-off" in plotted(page)
+    page.go_back()
+    page.wait_for_function("() => document.querySelector('[data-control=residual]').getAttribute('aria-pressed') === 'true'")
+    assert "bar-ffn-on" in plotted(page)
+
+
+# ---- First paint, hand-over, print ----------------------------------------------------------------
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_chart_is_there_before_plotly_loads(site, open_page, lang):
+    page = open_page(lesson_url(site, lang), withhold=("plotly-basic.min.js",))
+    page.locator("#depth-map").scroll_into_view_if_needed()
+    svg = page.locator('#depth-map [data-chart="main"] .chart-svg-wide')
+    assert svg.is_visible() and svg.bounding_box()["height"] > 200
+    marks = {m["mark"]: m for m in page.evaluate(SVG_MARKS, '#depth-map [data-chart="main"]')}
+    s = scenario()
+    expected = bars(s.traces["pre-on"], s.tracked, 3, True)
+    assert [p[1] for p in marks["bar-ffn-on"]["points"]] == pytest.approx([e[1] for e in expected[1::2]], abs=1e-4)
+    assert page.locator("[data-figure][data-ready]").count() == 0  # Plotly never ran
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("chart", ["main", "spread"])
+def test_plotly_takes_over_with_the_same_values(site, open_page, lang, chart):
+    page = open_page(lesson_url(site, lang))
+    svg = {m["mark"]: m for m in page.evaluate(SVG_MARKS, f'#depth-map [data-chart="{chart}"]')}
+    ready(page)
+    drawn = plotted(page, chart)
+    for mark, values in svg.items():
+        if values["band"]:
+            assert drawn[mark]["y"][0] == pytest.approx(values["band"][0])
+            continue
+        points = [p for p in values["points"]]
+        if mark == "value":
+            assert drawn[mark]["x"] == [p[0] for p in points]
+            continue
+        assert drawn[mark]["x"] == pytest.approx([p[0] for p in points])
+        assert drawn[mark]["y"] == pytest.approx([p[1] for p in points])
+        if points and points[0][2] is not None:
+            assert drawn[mark]["base"] == pytest.approx([p[2] for p in points])
+    assert page.locator(f'#depth-map [data-chart="{chart}"] .chart-svg-wide').is_hidden()
+
+
+def test_print_shows_the_chart_and_the_current_numbers_without_errors(site, open_page):
+    page = ready(open_page(lesson_url(site, "zh", fragment="#depth=4&residual=off&step=1")))
+    page.emulate_media(media="print")
+    page.wait_for_timeout(300)
+    assert not page.locator('#depth-map [data-control="residual"]').is_visible()
+    chart = page.locator('#depth-map [data-chart="main"] [data-part="chart"]')
+    assert chart.is_visible() and chart.bounding_box()["height"] > 150
+    table = page.locator("#depth-map-twin table")
+    assert table.is_visible() and table.bounding_box()["height"] > 100
+    assert table.locator("tbody tr").count() == 1 + 2 * 4  # the current state, not the default
+    page.emulate_media(media="screen")
+
+
+def test_the_printed_page_has_the_chart_even_without_javascript(site, open_page):
     page = open_page(lesson_url(site, "ja"), java_script_enabled=False)
-    assert page.locator("#twin-body tr").count() == 4
-    assert page.locator("#twin-table").is_visible()
-    assert not page.locator("#residual-toggle").is_visible()
+    page.emulate_media(media="print")
+    assert page.locator('#depth-map [data-chart="main"] .chart-svg-wide').is_visible()
+    assert page.locator("#depth-map-twin table tbody tr").count() == 1 + 2 * 3
+
+
+def test_without_javascript_the_text_table_and_chart_remain(site, open_page):
+    page = open_page(lesson_url(site, "ja"), java_script_enabled=False)
+    assert page.locator("#depth-map-twin table").is_visible()
+    assert page.locator('#depth-map .chart-svg-wide').first.is_visible()
+    assert not page.locator('[data-control="residual"]').first.is_visible()
     assert page.locator("#walkthrough-steps li").count() == 6
 
 
+# ---- Scenarios and the attention view ----------------------------------------------------------------
+
 @pytest.mark.parametrize("lang", LANGS)
-def test_norm_compare_figure_plots_the_trace(site, open_page, lang):
+def test_the_scenario_picker_switches_every_figure_and_the_url(site, open_page, lang):
+    page = ready(open_page(lesson_url(site, lang)))
+    page.locator('#depth-map input[value="money-bank"]').check()
+    assert "scenario=money-bank" in page.url
+    s = scenario("money-bank")
+    expected = bars(s.traces["pre-on"], s.tracked, 3, True)
+    assert plotted(page)["bar-ffn-on"]["y"] == pytest.approx([e[1] for e in expected[1::2]], abs=1e-4)
+    assert page.locator('#attention input[value="money-bank"]').is_checked()  # both pickers show one state
+    title = catalog(lang).pgettext("scenario", "money in the bank")
+    assert title in page.locator("#depth-map-twin caption").text_content()
+    assert title in page.locator('#depth-map [data-part="status"]').text_content() or \
+        page.locator('#depth-map [data-part="status"]').text_content().strip()
+    assert "scenario=money-bank" in page.locator(".language-switcher a").get_attribute("href")
+
+
+def test_the_scenario_picker_works_from_the_keyboard(site, open_page):
+    page = ready(open_page(lesson_url(site, "zh")))
+    page.locator('#depth-map input[value="river-bank"]').focus()
+    page.keyboard.press("ArrowRight")
+    assert page.locator('#depth-map input[value="money-bank"]').is_checked()
+    assert "scenario=money-bank" in page.url
+
+
+def test_the_walkthrough_text_says_when_it_describes_another_scenario(site, open_page):
+    page = ready(open_page(lesson_url(site, "ja", fragment="#scenario=money-bank&step=2")))
+    note = page.locator('#depth-map [data-part="walk-readout"] .note').first.text_content()
+    assert catalog("ja").pgettext("scenario", "by the river bank") in note
+
+
+def grid(page):
+    cells = page.locator("#attention tbody tr").all()
+    return [[float(c.replace("\u2212", "-")) for c in row.locator("td").all_text_contents()] for row in cells]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("name,residual,block", [("river-bank", True, 1), ("money-bank", True, 1),
+                                                 ("river-bank", False, 3), ("money-bank", True, 2)])
+def test_the_attention_view_is_the_trace(site, open_page, lang, name, residual, block):
+    fragment = f"#scenario={name}&residual={'on' if residual else 'off'}&block={block}"
+    page = ready(open_page(lesson_url(site, lang, fragment=fragment)))
+    s = scenario(name)
+    weights = s.traces["pre-on" if residual else "pre-off"].steps[2 * (block - 1)].attention
+    assert np.ravel(grid(page)).tolist() == pytest.approx(weights.ravel().tolist(), abs=0.006)
+    top = s.tokens[int(np.argmax(weights[s.tracked]))]
+    assert f"“{top}”" in page.locator('#attention [data-part="summary"]').text_content() or \
+        f"「{top}」" in page.locator('#attention [data-part="summary"]').text_content()
+
+
+def test_bank_looks_at_river_then_money_in_block_1(site, open_page):
+    page = ready(open_page(lesson_url(site, "zh", fragment="#block=1")))
+    bank = grid(page)[3]
+    assert int(np.argmax(bank)) == 2  # river
+    page.locator('#attention input[value="money-bank"]').check()
+    assert int(np.argmax(grid(page)[3])) == 0  # money
+
+
+def test_walkthrough_steps_about_a_block_select_it_in_the_attention_view(site, open_page):
+    page = ready(open_page(lesson_url(site, "zh", fragment="#step=3&block=5")))
+    page.locator('[data-control="step-next"]').click()  # step 4 is block 2
+    assert page.locator('#attention [data-control="block"]').input_value() == "2"
+    assert "block=2" in page.url
+
+
+# ---- Other pages and modes --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_norm_compare_plots_the_trace(site, open_page, lang):
     page = ready(open_page(lesson_url(site, lang, "ffn-residual")))
-    data, t = trace_data(page), trace_data(page)["tracked"]
-    pre, post = plotted(page, "pre-on"), plotted(page, "post-on")
-    assert pre["y"] == [data["runs"]["pre-on"]["blocks"]["length"][b][t] for b in range(6)]
-    assert post["y"] == [data["runs"]["post-on"]["blocks"]["length"][b][t] for b in range(6)]
+    s = scenario()
+    drawn = plotted(page, figure="norm-compare")
+    for key, meta in (("pre-on", "pre"), ("post-on", "post")):
+        lengths = np.linalg.norm(s.traces[key].block_outputs()[:, s.tracked], axis=-1)
+        assert drawn[meta]["y"] == pytest.approx(lengths, abs=1e-4)
+
+
+def test_norm_compare_labels_do_not_collide_at_block_1(site, open_page):
+    page = ready(open_page(lesson_url(site, "zh", "ffn-residual"), viewport={"width": 390, "height": 800}))
+    boxes = page.evaluate("""() => [...document.querySelectorAll('#norm-compare .plot .textpoint text')]
+      .map(t => t.getBoundingClientRect()).map(r => [r.left, r.top, r.right, r.bottom])""")
+    assert len(boxes) >= 12
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1:]:
+            overlap = min(a[2], b[2]) - max(a[0], b[0]) > 1 and min(a[3], b[3]) - max(a[1], b[1]) > 1
+            assert not overlap, (a, b)
 
 
 def test_no_mode_bar_and_no_cloud_buttons(site, open_page):
@@ -209,9 +415,9 @@ def test_site_works_under_a_sub_path(site, open_page):
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{server.server_address[1]}/{site.name}/"
     try:
-        for path in ("zh/transformer-block.html", "ja/ffn-residual.html"):
+        for path, figure in (("zh/transformer-block.html", "depth-map"), ("ja/ffn-residual.html", "norm-compare")):
             page = ready(open_page(base + path, allowed_prefix=base))
-            assert plotted(page, "")["y"]
+            assert plotted(page, figure=figure)
             page.locator('a[rel="next"], a[rel="prev"]').first.click()
             page.wait_for_load_state()
             assert page.url.startswith(base)
@@ -220,7 +426,8 @@ def test_site_works_under_a_sub_path(site, open_page):
 
 
 AXE_STATES = [("zh", "transformer-block", ""), ("ja", "transformer-block", ""),
-              ("zh", "transformer-block", "#depth=6&residual=off&step=2"), ("ja", "transformer-block", "#depth=6&residual=off&step=2"),
+              ("zh", "transformer-block", "#scenario=money-bank&depth=6&residual=off&step=2&block=2"),
+              ("ja", "transformer-block", "#scenario=money-bank&depth=6&residual=off&step=6&block=3"),
               ("zh", "ffn-residual", ""), ("ja", "ffn-residual", "")]
 
 
@@ -230,6 +437,7 @@ def test_axe_finds_no_violations(site, open_page, lang, slug, fragment, scheme):
     from axe_playwright_python.sync_playwright import Axe
 
     page = ready(open_page(lesson_url(site, lang, slug, fragment), color_scheme=scheme))
+    page.locator('[data-control="twin"]').first.click()  # the numbers table, open
     results = Axe().run(page, options={"preload": False, "resultTypes": ["violations"]})
     assert results.violations_count == 0, results.generate_report()
 
@@ -241,6 +449,23 @@ def test_axe_finds_no_violations_on_other_pages(site, open_page, page_path):
     page = open_page((site / page_path).as_uri() + "?choose")
     results = Axe().run(page, options={"preload": False, "resultTypes": ["violations"]})
     assert results.violations_count == 0, results.generate_report()
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_no_table_header_breaks_one_character_per_line_on_a_phone(site, open_page, lang):
+    page = ready(open_page(lesson_url(site, lang, fragment="#depth=6&step=6"), viewport={"width": 390, "height": 900}))
+    page.locator('#depth-map [data-control="twin"]').click()
+    heights = page.evaluate("""() => [...document.querySelectorAll('#depth-map thead th, #depth-map tbody th')]
+      .filter(th => th.getClientRects().length).map(th => {
+        const style = getComputedStyle(th), line = parseFloat(style.lineHeight) || 1.75 * parseFloat(style.fontSize);
+        return [th.textContent.trim(), th.getBoundingClientRect().height - parseFloat(style.paddingTop)
+                - parseFloat(style.paddingBottom), line]; })""")
+    assert heights
+    for text, height, line in heights:
+        lines = round(height / line)
+        assert lines <= max(2, len(text) // 4), (text, lines)
+    title = page.locator("h1")
+    assert title.bounding_box()["height"] < 2.5 * float(page.evaluate("parseFloat(getComputedStyle(document.querySelector('h1')).lineHeight)"))
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -257,56 +482,38 @@ def test_screenshots_are_saved_as_artefacts(site, open_page, lang, residual):
 
 def test_chart_follows_the_window_width(site, open_page):
     page = ready(open_page(lesson_url(site, "ja")))
-    wide = page.locator("#figure-chart .main-svg").first.bounding_box()["width"]
+    wide = page.locator("#depth-map .plot .main-svg").first.bounding_box()["width"]
     page.set_viewport_size({"width": 400, "height": 900})
-    page.wait_for_function(f"() => document.querySelector('#figure-chart .main-svg').getBoundingClientRect().width < {wide} - 200")
-    ticks = page.evaluate("() => document.getElementById('figure-chart').layout.xaxis.ticktext")
-    assert ticks[1:] == ["1", "2", "3"]
-
-
-def test_print_shows_the_text_and_current_table_without_controls(site, open_page):
-    page = ready(open_page(lesson_url(site, "zh", fragment="#depth=4&residual=off&step=1")))
-    page.emulate_media(media="print")
-    assert not page.locator("#residual-toggle").is_visible()
-    assert not page.locator("#step-next").is_visible()
-    assert not page.locator("#figure-chart").is_visible()
-    table = page.locator("#twin-table")
-    assert table.is_visible() and table.bounding_box()["height"] > 100
-    assert page.locator("#twin-body tr").count() == 5  # the current state, not the default
-    assert page.locator("#residual-off").is_visible()
+    page.wait_for_function(f"() => document.querySelector('#depth-map .plot .main-svg').getBoundingClientRect().width < {wide} - 200")
+    assert layout(page)["xaxis"]["ticktext"][1:] == ["1", "2", "3"]
 
 
 def test_dark_mode_colours_the_page_and_the_chart(site, open_page):
     page = ready(open_page(lesson_url(site, "ja"), color_scheme="dark"))
-    background = css_var(page, "--bg")
+    background = page.evaluate("() => getComputedStyle(document.documentElement).getPropertyValue('--bg').trim()")
     assert background == "#0d1117"
-    layout = page.evaluate("() => document.getElementById('figure-chart').layout")
-    assert layout["paper_bgcolor"] == background and layout["font"]["color"] == css_var(page, "--fg")
+    assert layout(page)["paper_bgcolor"] == background
     page.emulate_media(color_scheme="light")
-    page.wait_for_function("() => document.getElementById('figure-chart').layout.paper_bgcolor === '#ffffff'")
+    page.wait_for_function("() => document.querySelector('#depth-map .plot').layout.paper_bgcolor === '#ffffff'")
 
 
 def test_chart_does_not_trap_touch_scrolling(site, open_page):
     page = ready(open_page(lesson_url(site, "zh"), has_touch=True, is_mobile=True, viewport={"width": 390, "height": 800}))
-    layout = page.evaluate("() => document.getElementById('figure-chart').layout")
-    assert layout["dragmode"] is False
-    assert layout["xaxis"]["fixedrange"] and layout["yaxis"]["fixedrange"]
-    assert page.evaluate("() => getComputedStyle(document.getElementById('figure-chart')).touchAction") == "pan-y"
-    page.locator("#figure-chart").scroll_into_view_if_needed()
+    assert layout(page)["dragmode"] is False
+    assert layout(page)["xaxis"]["fixedrange"] and layout(page)["yaxis"]["fixedrange"]
+    chart = page.locator('#depth-map [data-chart="main"] [data-part="chart"]')
+    assert chart.evaluate("e => getComputedStyle(e).touchAction") == "pan-y"
+    chart.scroll_into_view_if_needed()
     before = page.evaluate("window.scrollY")
     page.mouse.wheel(0, 400)  # a scroll gesture over the chart scrolls the page
     page.wait_for_function(f"() => window.scrollY > {before}")
 
 
-def test_reduced_motion_is_honoured(site, open_page):
-    page = ready(open_page(lesson_url(site, "zh"), reduced_motion="reduce"))
-    assert page.evaluate("() => getComputedStyle(document.documentElement).scrollBehavior") == "auto"
-    assert "transition" not in page.evaluate("() => JSON.stringify(document.getElementById('figure-chart').layout)")
-
-
 def test_focus_is_visible_on_every_control(site, open_page):
     page = ready(open_page(lesson_url(site, "ja")))
-    for selector in ("#residual-toggle", "#depth-input", "#step-next", "#twin-toggle", ".language-switcher a"):
+    for selector in ('#depth-map [data-control="residual"]', '#depth-map [data-control="depth"]',
+                     '#depth-map [data-control="step-next"]', '#depth-map [data-control="twin"]',
+                     '#depth-map input[value="money-bank"]', ".language-switcher a"):
         page.locator(selector).focus()
         page.keyboard.press("Shift+Tab")
         page.keyboard.press("Tab")
@@ -314,18 +521,10 @@ def test_focus_is_visible_on_every_control(site, open_page):
         assert outline == "solid", selector
 
 
-@pytest.mark.parametrize("lang", LANGS)
-def test_residual_off_readout_says_the_text_describes_the_residual_on_run(site, open_page, lang):
-    page = ready(open_page(lesson_url(site, lang, fragment="#depth=6&residual=off&step=6")))
-    assert page.locator("#walk-readout .note").count() == 1
-    rows = page.locator("#walk-readout tbody tr")
-    assert rows.count() == 1  # the stream only: without the residual there is no sum of corrections
-
-
-def test_switcher_keeps_a_section_anchor(site, open_page):
-    page = ready(open_page(lesson_url(site, "zh", "ffn-residual", "#layernorm")))
-    assert page.locator(".language-switcher a").get_attribute("href") == "../ja/ffn-residual.html#layernorm"
-    page.locator('.toc a[href="#residual"]').click()
-    assert page.locator(".language-switcher a").get_attribute("href") == "../ja/ffn-residual.html#residual"
-    page.locator(".language-switcher a").click()
-    page.wait_for_url("**/ja/ffn-residual.html#residual")
+def test_the_prediction_link_sets_the_state_it_asks_about(site, open_page, real_site):
+    page = ready(open_page(lesson_url(real_site, "zh")))
+    link = page.locator('a[href^="#scenario=river-bank&residual=off&depth=6"]')
+    link.scroll_into_view_if_needed()
+    link.click()
+    page.wait_for_function("() => document.querySelector('#depth-map [data-control=residual]').getAttribute('aria-pressed') === 'false'")
+    assert page.locator('#depth-map [data-control="depth"]').input_value() == "6"

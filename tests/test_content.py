@@ -12,7 +12,7 @@ import pytest
 
 from conftest import ROOT, build_site, parse
 
-TRANSFORMER_SECTIONS = ["two-updates", "unrolled-sum", "walkthrough", "residual-off", "why-residuals", "norm-vs-skip",
+TRANSFORMER_SECTIONS = ["two-updates", "unrolled-sum", "walkthrough", "second-sense", "residual-off", "why-residuals", "norm-vs-skip",
                         "edge-cases", "mistakes", "scope"]
 FFN_SECTIONS = ["position-wise-ffn", "why-expand", "per-position", "residual", "why-residual", "layernorm",
                 "layernorm-vs-batchnorm", "pre-vs-post", "assemble", "division-of-labour", "summary", "next"]
@@ -66,7 +66,7 @@ def test_walkthrough_has_the_six_steps(real_site, lang):
 
 @pytest.mark.parametrize("lang", ["zh", "ja"])
 def test_dimension_labels_are_said_to_be_this_examples_only(real_site, lang):
-    assert {"zh": "只是本例的标签", "ja": "この教材のための名前"}[lang] in parse(real_site / lang / "transformer-block.html").text()
+    assert {"zh": "这只是给本例起的名字", "ja": "この例のための名前"}[lang] in parse(real_site / lang / "transformer-block.html").text()
 
 
 @pytest.mark.parametrize("lang", ["zh", "ja"])

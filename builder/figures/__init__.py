@@ -58,6 +58,7 @@ class FigureKind:
     labels: dict[str, str]  # key → English msgid
     views: Callable[["FigureContext"], dict[str, dict]]
     walkthrough: bool = False  # shows the lesson's walkthrough steps
+    defaults: dict = field(default_factory=dict)  # page state it starts in, over the scenario's (depth 6 …)
 
     @property
     def template(self) -> str:

@@ -32,8 +32,12 @@ from builder.steps import MAX_BLOCK, parse_step
 PAGE_LABELS = ("on", "off", "show_table", "hide_table", "step_of")
 
 
-def defaults(scenario: Scenario) -> dict:
-    return {"scenario": scenario.name, "residual": scenario.residual, "depth": scenario.depth, "block": 1, "step": 1}
+def defaults(scenario: Scenario, kinds=()) -> dict:
+    """The page's starting state: the default scenario's settings, then what its figure kinds ask for."""
+    state = {"scenario": scenario.name, "residual": scenario.residual, "depth": scenario.depth, "block": 1, "step": 1}
+    for name in kinds:
+        state.update(KINDS[name].defaults)
+    return state
 
 
 def figure_views(kind_name: str, lang: Language, translations: gettext.NullTranslations, scenarios: list[Scenario],
@@ -46,10 +50,10 @@ def figure_views(kind_name: str, lang: Language, translations: gettext.NullTrans
 
 
 def render_figure(env, templates: Path, translations, lang: Language, kind_name: str, views: dict[str, dict],
-                  scenarios: list[Scenario], walkthrough: bool) -> str:
+                  scenarios: list[Scenario], walkthrough: bool, kinds=()) -> str:
     """The figure's HTML in its default state: the view of the lesson's default scenario and settings."""
     kind = KINDS[kind_name]
-    state = defaults(scenarios[0])
+    state = defaults(scenarios[0], kinds)
     view = views[view_key(state, kind.state)]
     fid = kind.name
     ctx = FigureContext(lang, translations, scenarios, [], kind)
@@ -67,7 +71,7 @@ def page_data(translations, lang: Language, scenarios: list[Scenario], walkthrou
     ctx = FigureContext(lang, translations, scenarios, [], kind)
     return {
         "version": 2,
-        "defaults": defaults(scenarios[0]),
+        "defaults": defaults(scenarios[0], figures),
         "scenarios": [s.name for s in scenarios],
         "steps": [{"block": parse_step(key).block} for key in walkthrough],
         "labels": {key: ctx.t(key) for key in PAGE_LABELS if key in COMMON_LABELS},

@@ -121,14 +121,14 @@
     var key = f.spec.state.map(function (k) { return k === "residual" ? (state.residual ? "on" : "off") : String(state[k]); });
     return f.spec.views[key.join("|")];
   }
-  function table(caption, columns, rows) {
-    return el("table", {}, [el("caption", {}, [caption]),
+  function table(caption, columns, rows, captionId) {
+    return el("table", {}, [el("caption", captionId ? { id: captionId } : {}, [caption]),
       el("thead", {}, [el("tr", {}, columns.map(function (c) { return el("th", { scope: "col" }, [c]); }))]),
       el("tbody", {}, rows.map(function (r) {
         return el("tr", {}, [el("th", { scope: "row" }, [r[0]])].concat(r.slice(1).map(function (c) { return el("td", {}, [c]); })));
       }))]);
   }
-  function grid(g) {
+  function grid(g, figureId) {
     var head = el("tr", {}, [el("td", { "class": "corner" }, [g.corner])].concat(
       g.tokens.map(function (t) { return el("th", { scope: "col", lang: "en" }, [t]); })));
     var rows = g.cells.map(function (row, i) {
@@ -139,11 +139,12 @@
           return td;
         })));
     });
-    return el("table", {}, [el("caption", {}, [g.caption]), el("thead", {}, [head]), el("tbody", {}, rows)]);
+    return el("table", {}, [el("caption", { id: figureId + "-grid-caption" }, [g.caption]), el("thead", {}, [head]), el("tbody", {}, rows)]);
   }
   function readout(r) {
     var out = r.notes.map(function (n) { return el("p", { "class": "note" }, [n]); });
-    out.push(table("", [""].concat(r.columns), r.rows));
+    // Wide tables scroll sideways in a box of their own, which the keyboard can reach.
+    out.push(el("div", { "class": "table-scroll", tabindex: "0" }, [table("", [r.corner].concat(r.columns), r.rows)]));
     if (r.attention) {
       out.push(el("table", { "class": "attention-weights" }, [el("caption", {}, [r.attention.caption]),
         el("thead", {}, [el("tr", {}, r.attention.tokens.map(function (t) { return el("th", { scope: "col", lang: "en" }, [t]); }))]),
@@ -166,8 +167,8 @@
         }));
         box.querySelector('[data-part="chart"]').setAttribute("aria-label", chart.label);
       });
-      parts(root, "twin").forEach(function (p) { replace(p, [table(view.twin.caption, view.twin.columns, view.twin.rows)]); });
-      parts(root, "grid").forEach(function (p) { replace(p, [grid(view.grid)]); });
+      parts(root, "twin").forEach(function (p) { replace(p, [table(view.twin.caption, view.twin.columns, view.twin.rows, p.id + "-caption")]); });
+      parts(root, "grid").forEach(function (p) { replace(p, [grid(view.grid, f.id)]); });
       parts(root, "summary").forEach(function (p) { p.textContent = view.summary; });
       parts(root, "walkthrough").forEach(function (w) { walkthrough(w, view); });
       if (announce) parts(root, "status").forEach(function (p) {
@@ -212,6 +213,7 @@
     var s = document.createElement("script");
     s.src = assets + "vendor/plotly-basic.min.js";
     s.onload = function () { plotly = window.Plotly; draw(); figures.forEach(function (f) { f.root.setAttribute("data-ready", "true"); }); };
+    s.onerror = function () { plotly = null; s.remove(); };  // the build-time chart stays; a later interaction retries
     document.head.appendChild(s);
   }
   if ("IntersectionObserver" in window) {
@@ -311,5 +313,7 @@
   var scheme = window.matchMedia && matchMedia("(prefers-color-scheme: dark)");
   if (scheme && scheme.addEventListener) scheme.addEventListener("change", function () { theme = null; draw(); });
 
+  // The entry the reader arrived on remembers its state too, so Back to it restores it.
+  history.replaceState({ lessonState: state }, "");
   if (read()) { render(false); wake(); } else { render(false); }
 })();

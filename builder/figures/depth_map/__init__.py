@@ -241,7 +241,7 @@ def _readout(ctx: FigureContext, scenario, run, residual, depth, step) -> dict:
         if chosen[0].attention is not None and step.sublayer == "attention":
             attention = {"caption": ctx.t("attention_caption", token=scenario.tokens[t], n=step.block),
                          "tokens": list(scenario.tokens), "weights": [ctx.num(w) for w in chosen[0].attention[t]]}
-    return {"columns": ctx.dims(scenario), "rows": rows, "attention": attention, "notes": notes}
+    return {"corner": ctx.t("position"), "columns": ctx.dims(scenario), "rows": rows, "attention": attention, "notes": notes}
 
 
 KIND = FigureKind(name="depth-map", folder=FOLDER / "depth_map", state=("scenario", "residual", "depth"),

@@ -66,4 +66,4 @@ def views(ctx: FigureContext) -> dict[str, dict]:
 
 
 KIND = FigureKind(name="norm-compare", folder=FOLDER / "norm_compare", state=("scenario", "depth"), controls=("depth",),
-                  labels=LABELS, views=views)
+                  labels=LABELS, views=views, defaults={"depth": MAX_BLOCK})  # the whole curve, 1 to 6
