@@ -130,11 +130,10 @@ EVIL = '<img src=x onerror="alert(1)"></script><script>alert(2)</script>'
 
 @pytest.fixture(scope="module")
 def evil_site(tmp_path_factory):
-    from conftest import CONTENT
+    from conftest import copy_fixture
 
     root = tmp_path_factory.mktemp("evil")
-    content = root / "content"
-    shutil.copytree(CONTENT, content)
+    content = copy_fixture(root / "content")
     scenario = content / "scenarios" / "river-bank.toml"
     text = scenario.read_text(encoding="utf-8").replace('text = "river"', f"text = {json.dumps(EVIL)}")
     scenario.write_text(text.replace('title = "by the river bank"', f"title = {json.dumps(EVIL)}"), encoding="utf-8")
@@ -159,15 +158,19 @@ def test_injected_markup_never_runs_in_the_browser(evil_site, open_page):
     page = open_page((evil_site / "zh" / "transformer-block.html").as_uri() + "#depth=3&residual=on&step=2")
     dialogs = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    page.locator("#depth-map").scroll_into_view_if_needed()
     page.wait_for_selector("[data-figure][data-ready]")
-    page.locator("#step-next").click()
-    page.locator("#step-prev").click()
-    page.locator("#twin-toggle").click()
-    box = page.locator("#figure-chart .bars .point path").first.bounding_box()
+    page.locator('[data-control="step-next"]').click()
+    page.locator('[data-control="step-prev"]').click()
+    page.locator('#depth-map [data-control="twin"]').click()
+    bar = page.locator('#depth-map [data-chart="main"] .plot .bars .point path').first
+    bar.scroll_into_view_if_needed()
+    box = bar.bounding_box()
     page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-    page.wait_for_selector("#figure-chart .hoverlayer .hovertext")
+    page.wait_for_selector("#depth-map .hoverlayer .hovertext")
     assert dialogs == []
-    assert EVIL in page.locator(".attention-weights").inner_text()
+    assert EVIL in page.locator(".attention-weights").inner_text()  # the evil word, shown as text
+    assert EVIL in page.locator("#attention").inner_text()
     assert page.locator("img").count() == 0
 
 
