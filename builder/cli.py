@@ -39,8 +39,9 @@ def _parser() -> argparse.ArgumentParser:
     common(build)
     build.add_argument("--out", type=Path, default=Path("dist"), metavar="DIR", help="output folder (default: dist)")
     build.add_argument("--base-url", metavar="URL", type=http_url,
-                       help="public address of the site, e.g. https://user.github.io/repo/; used only for "
-                            "sitemap.xml and canonical links (pages never depend on it)")
+                       help="public address of the site, e.g. https://user.github.io/repo/; adds sitemap.xml, "
+                            "canonical and absolute hreflang links, and makes 404.html work when a host serves it for "
+                            "a missing page in a sub-folder (GitHub Pages does); every other page works without it")
     build.add_argument("--zip", action="store_true",
                        help="also write <out>/offline.zip, the whole site for reading offline")
     build.add_argument("-q", "--quiet", action="store_true", help="print nothing but problems")

@@ -152,7 +152,7 @@ def render_lesson(inputs, lesson: Lesson, lang: Language, translations, page: di
                    for name in lesson.figures}
         data = remembered(inputs, ("data", lang.code, tuple(lesson.figures), tuple(lesson.walkthrough)), scenarios,
                           lambda: page_data(translations, lang, scenarios, lesson.walkthrough, views))
-    rendered = inputs.renderer.render(lesson.body, lesson.path, lesson.body_line, resolve, figures)
+    rendered = inputs.renderer.render(lesson.body, lesson.path, lesson.body_line, resolve, figures, shown_lang.code)
     placed = [name for name, _ in rendered.parsed.placed]
     for name, line in rendered.parsed.placed:
         if name and name not in lesson.figures or not name and len(lesson.figures) != 1:

@@ -28,12 +28,14 @@ from collections import Counter
 from functools import cache, lru_cache
 
 from markdown_it import MarkdownIt
+from markdown_it.common.utils import escapeHtml
 from mdit_py_plugins.container import container_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 from builder.cjk import cjk_friendly_plugin
 from builder.errors import Problem
 from builder.mathml import UnsafeMath, latex_to_mathml
+from builder.typesetting import phrase_breaks
 
 # Pygments and latex2mathml are imported on first use: a build without code or math skips them.
 
@@ -216,7 +218,8 @@ class LessonRenderer:
     def __init__(self):
         self.md = make_markdown()
         # markdown-it binds each rule to its renderer; wrap ours so they keep `self`.
-        rules = {"trace_ref": self._render_ref}
+        rules = {"trace_ref": self._render_ref, "heading_open": self._open_heading, "heading_close": self._close_heading,
+                 "text": self._render_text}
         for name in CONTAINERS:
             rules[f"container_{name}_open"] = getattr(self, f"_open_{name}")
             rules[f"container_{name}_close"] = getattr(self, f"_close_{name}")
@@ -239,13 +242,14 @@ class LessonRenderer:
         self._parsed[key] = (body, parsed)  # keyed by file, so an edited lesson replaces its old entry
         return parsed
 
-    def render(self, body: str, path: Path, first_line: int, resolve, figures: dict[str, str] | None = None) -> Rendered:
+    def render(self, body: str, path: Path, first_line: int, resolve, figures: dict[str, str] | None = None,
+               lang: str = "") -> Rendered:
         """Render `body` (whose first line is line `first_line` of `path`)."""
         parsed = self.parse(body, path, first_line)
         out = Rendered(html="", parsed=parsed, problems=list(parsed.problems))
         if not parsed.tokens:
             return out
-        env = {"resolve": resolve, "out": out, "path": path, "figures": figures or {}}
+        env = {"resolve": resolve, "out": out, "path": path, "figures": figures or {}, "lang": lang}
         try:
             out.html = self.md.renderer.render(parsed.tokens, self.md.options, env)
         except Exception as err:  # most often invalid LaTeX inside $...$
@@ -337,6 +341,20 @@ class LessonRenderer:
             env["out"].problems.append(Problem(env["path"], token.meta["line"], problem))
             return html.escape("{{" + token.content + "}}")
         return f'<span class="trace-value" data-ref="{html.escape(token.content)}">{html.escape(text)}</span>'
+
+    def _open_heading(self, tokens, idx, options, env):
+        env["in_heading"] = True
+        return self.md.renderer.renderToken(tokens, idx, options, env)
+
+    def _close_heading(self, tokens, idx, options, env):
+        env["in_heading"] = False
+        return self.md.renderer.renderToken(tokens, idx, options, env)
+
+    def _render_text(self, tokens, idx, options, env):
+        # Headings break between phrases only (builder/typesetting.py); other text as markdown-it would.
+        if env.get("in_heading"):
+            return phrase_breaks(tokens[idx].content, env.get("lang", ""))
+        return escapeHtml(tokens[idx].content)
 
     def _open_diagram(self, tokens, idx, options, env):
         caption = tokens[idx].info.strip()[len("diagram"):].strip()

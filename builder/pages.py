@@ -11,6 +11,7 @@ import jinja2
 from markupsafe import escape
 
 from builder.errors import Problem, UserError
+from builder.typesetting import phrase_breaks
 
 FIGURES = Path(__file__).parent / "figures"  # the figure kinds' own templates
 
@@ -32,6 +33,7 @@ def make_environment(templates: Path) -> jinja2.Environment:
         keep_trailing_newline=True,
     )
     env.filters["json_script"] = json_for_script
+    env.filters["phrases"] = lambda text, lang: jinja2.utils.markupsafe.Markup(phrase_breaks(str(text), lang))
     return env
 
 

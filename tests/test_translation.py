@@ -201,7 +201,7 @@ def test_preview_rebuilds_only_the_pages_an_edit_affects(tmp_path, content_copy)
     edit(lesson, "## 次へ {#next}", "## 次へ（改訂） {#next}")
     log = preview.rebuild({lesson})
     assert log.startswith("rebuilt ja/ffn-residual.html in"), log
-    assert "次へ（改訂）" in (out / "ja" / "ffn-residual.html").read_text(encoding="utf-8")
+    assert "次へ（改訂）" in (out / "ja" / "ffn-residual.html").read_text(encoding="utf-8").replace("<wbr>", "")
     assert (out / "zh" / "transformer-block.html").stat().st_mtime_ns == untouched
     scenario = content_copy / "scenarios" / "river-bank.toml"
     edit(scenario, 'title = "by the river bank"', 'title = "by the river bank (edited)"')
