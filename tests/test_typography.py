@@ -1,0 +1,114 @@
+"""Chinese and Japanese typesetting: monospace code, diagrams that line up, bold next to CJK punctuation,
+phrase-aware line breaks, language names in the reader's language, and search metadata."""
+
+from __future__ import annotations
+
+import unicodedata
+
+import pytest
+
+from conftest import build_site, copy_fixture, parse
+
+LANGS = ["zh", "ja"]
+STROKES = "│┬┐┤┘▼┌└├"
+
+DIAGRAM_COLUMNS = """(pre) => {
+  // For every box-drawing stroke: its column as the text counts it (a wide character takes two) and its x.
+  const out = [];
+  const code = pre.querySelector('code') || pre;
+  const walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
+  let column = 0, line = 0, node;
+  const wide = (ch) => /[\\u1100-\\u115f\\u2e80-\\ua4cf\\uac00-\\ud7a3\\uf900-\\ufaff\\ufe30-\\ufe4f\\uff00-\\uff60\\uffe0-\\uffe6]/.test(ch);
+  while ((node = walker.nextNode())) {
+    for (let i = 0; i < node.data.length; i++) {
+      const ch = node.data[i];
+      if (ch === '\\n') { line++; column = 0; continue; }
+      if ('STROKES'.includes(ch)) {
+        const range = document.createRange();
+        range.setStart(node, i); range.setEnd(node, i + 1);
+        const r = range.getBoundingClientRect();
+        out.push([line, column, ch, r.left + r.width / 2]);
+      }
+      column += wide(ch) ? 2 : 1;
+    }
+  }
+  return out;
+}""".replace("STROKES", STROKES)
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("lang", LANGS)
+def test_code_and_diagrams_keep_a_monospace_font(real_site, open_page, lang):
+    page = open_page((real_site / lang / "ffn-residual.html").as_uri())
+    for selector in ("pre", "pre code", "p code", "figure.diagram pre"):
+        family = page.locator(selector).first.evaluate("e => getComputedStyle(e).fontFamily")
+        assert family.startswith("ui-monospace"), (selector, family)
+    body = page.locator("article p").first.evaluate("e => getComputedStyle(e).fontFamily")
+    assert "Noto Sans CJK" in body and not body.startswith("ui-monospace")
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("lang", LANGS)
+def test_diagram_strokes_line_up_across_lines(real_site, open_page, lang):
+    page = open_page((real_site / lang / "ffn-residual.html").as_uri())
+    checked = 0
+    for pre in page.locator("figure.diagram pre").all():
+        pre.scroll_into_view_if_needed()
+        by_column: dict[int, list[float]] = {}
+        for line, column, ch, x in pre.evaluate(DIAGRAM_COLUMNS):
+            by_column.setdefault(column, []).append(x)
+        for column, xs in by_column.items():
+            if len(xs) > 1:
+                assert max(xs) - min(xs) < 1.0, (lang, column, xs)
+                checked += 1
+    assert checked >= 4  # the residual diagram and the block diagram have vertical strokes
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_lesson_title_does_not_break_inside_a_word_on_a_phone(real_site, open_page, lang):
+    page = open_page((real_site / lang / "transformer-block.html").as_uri(), viewport={"width": 390, "height": 800})
+    lines = page.evaluate("""() => { const h = document.querySelector('h1'); const range = document.createRange();
+      range.selectNodeContents(h); return [...range.getClientRects()].map(r => Math.round(r.top)); }""")
+    words = page.locator("h1").text_content().split()
+    assert len(set(lines)) <= len(words)  # at most one line per word: never a break inside one
+
+
+@pytest.mark.parametrize("lang,expected", [("zh", "<strong>前馈网络（FFN）</strong>"),
+                                           ("ja", "<strong>フィードフォワードネットワーク（FFN）</strong>")])
+def test_bold_next_to_cjk_punctuation_in_the_lessons(real_site, lang, expected):
+    html = (real_site / lang / "ffn-residual.html").read_text(encoding="utf-8")
+    assert expected in html
+    for page in ("ffn-residual", "transformer-block"):
+        tree = parse(real_site / lang / f"{page}.html")
+        assert not tree.css("article strong strong")  # no nesting that bolds half a sentence
+        assert "**" not in tree.css_first("article").text().replace(
+            "".join(n.text() for n in tree.css("article pre")), "")
+
+
+def test_diagram_characters_get_their_columns(real_site):
+    tree = parse(real_site / "zh" / "ffn-residual.html")
+    pre = tree.css("figure.diagram pre")[2]
+    wide = [s.text() for s in pre.css(".cw")]
+    narrow = [s.text() for s in pre.css(".cn")]
+    assert wide and all(unicodedata.east_asian_width(ch) in "WF" for ch in wide)
+    assert "│" in narrow and "▼" in narrow
+
+
+def test_languages_are_named_in_the_readers_language(tmp_path, content_copy):
+    (content_copy / "ja" / "ffn-residual.md").unlink()
+    out = build_site(content_copy, tmp_path / "dist")
+    notice = parse(out / "ja" / "index.html").css_first(".lesson-list .notice").text()
+    assert "中国語" in notice and "中文" not in notice
+    banner = parse(out / "ja" / "ffn-residual.html").css_first(".notice").text()
+    assert "中国語" in banner
+
+
+def test_hreflang_alternates_are_absolute_with_a_base_url(tmp_path):
+    out = build_site(copy_fixture(tmp_path / "content"), tmp_path / "dist", "--base-url", "https://example.org/repo/")
+    for page in ("zh/transformer-block.html", "ja/index.html"):
+        links = parse(out / page).css('link[rel="alternate"]')
+        assert links and all(link.attributes["href"].startswith("https://example.org/repo/") for link in links)
+    tree = parse(out / "404.html")
+    assert tree.css_first(".site-title").attributes["href"] == "https://example.org/repo/index.html"
+    assert {s.attributes["lang"] for s in tree.css("h1 span[lang]")} == {"zh-Hans", "ja"}
