@@ -62,16 +62,34 @@ def num(value, lang="zh", decimals=2):
 
 
 PLOTTED = """(sel) => { const p = document.querySelector(sel + ' .plot'); return p && p.data ? p.data.map(t => ({
-  meta: t.meta, x: Array.from(t.x), y: Array.from(t.y || []), base: t.base ? Array.from(t.base) : null,
+  meta: t.customdata ? Array.from(t.customdata) : t.meta, x: Array.from(t.x), y: Array.from(t.y || []), base: t.base ? Array.from(t.base) : null,
   width: t.width ? Array.from([].concat(t.width)) : null, text: t.text ? Array.from([].concat(t.text)) : null,
-  pattern: t.marker && t.marker.pattern && t.marker.pattern.shape })) : null; }"""
+  pattern: t.marker && t.marker.pattern ? t.marker.pattern.shape : null })) : null; }"""
 
 
 def plotted(page, chart="main", figure="depth-map"):
-    return {t["meta"]: t for t in page.evaluate(PLOTTED, f'#{figure} [data-chart="{chart}"]')}
+    """The drawn traces by mark class; a trace holding several marks (the bars) is split back into them.
+    Plotly redraws a new state when the browser is idle: wait until it has drawn the current one."""
+    box = f'#{figure} [data-chart="{chart}"] [data-part="chart"]'
+    page.wait_for_function("(sel) => { const b = document.querySelector(sel); return b && b.getAttribute('data-plotted') "
+                           "&& b.getAttribute('data-plotted') === b.getAttribute('data-state'); }", arg=box)
+    out = {}
+    for t in page.evaluate(PLOTTED, f'#{figure} [data-chart="{chart}"]'):
+        if isinstance(t["meta"], list):
+            for i, meta in enumerate(t["meta"]):
+                mark = out.setdefault(meta, {"meta": meta, "x": [], "y": [], "base": [], "width": [], "pattern": []})
+                mark["x"].append(t["x"][i])
+                mark["y"].append(t["y"][i])
+                mark["base"].append(t["base"][i] if t["base"] else 0)
+                mark["width"].append(t["width"][i] if t["width"] else None)
+                mark["pattern"].append(t["pattern"][i] if isinstance(t["pattern"], list) else t["pattern"])
+            continue
+        out[t["meta"]] = t
+    return out
 
 
 def layout(page, chart="main", figure="depth-map"):
+    plotted(page, chart, figure)
     return page.evaluate("(sel) => document.querySelector(sel + ' .plot').layout", f'#{figure} [data-chart="{chart}"]')
 
 
@@ -116,7 +134,7 @@ def test_bars_and_true_length_markers_are_the_trace(site, open_page, lang, resid
     assert ffn["base"] == pytest.approx([e[2] for e in expected[1::2]], abs=1e-4)
     assert drawn["length"]["y"] == pytest.approx([e[3] for e in expected], abs=1e-4)  # ‖x‖, a marker per sublayer
     assert drawn["ribbon"]["x"] == ([-0.5, 4.5] if residual else [-0.5, 0.5])  # residual off: cut at the entrance
-    assert (ffn["pattern"] == "/") is not residual
+    assert all((shape == "/") is not residual for shape in ffn["pattern"])
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -528,3 +546,24 @@ def test_the_prediction_link_sets_the_state_it_asks_about(site, open_page, real_
     link.click()
     page.wait_for_function("() => document.querySelector('#depth-map [data-control=residual]').getAttribute('aria-pressed') === 'false'")
     assert page.locator('#depth-map [data-control="depth"]').input_value() == "6"
+
+
+SVG_SHAPES = """(sel) => [...document.querySelectorAll(sel + ' .chart-svg-wide *')].map(e => [e.tagName,
+  e.getAttribute('class') || '', ...['x', 'y', 'x1', 'y1', 'width', 'height', 'd', 'points', 'transform']
+  .map(a => e.getAttribute(a) || ''), e.children.length ? '' : e.textContent])"""
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("chart", ["main", "spread"])
+def test_the_script_draws_the_same_svg_as_the_build(site, open_page, lang, chart):
+    """Before Plotly has loaded, lesson.js draws a state as SVG from the same description the builder drew
+    the first paint from: the same shapes at the same coordinates, the same text."""
+    page = open_page(lesson_url(site, lang), withhold=("plotly-basic.min.js",))
+    selector = f'#depth-map [data-chart="{chart}"]'
+    built = page.evaluate(SVG_SHAPES, selector)
+    toggle = page.locator('#depth-map [data-control="residual"]')
+    toggle.click()
+    assert page.evaluate(SVG_SHAPES, selector) != built or chart == "spread"  # the other state, drawn by the script
+    toggle.click()
+    drawn = page.evaluate(SVG_SHAPES, selector)
+    assert drawn == built

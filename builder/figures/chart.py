@@ -48,8 +48,11 @@ def tick_decimals(ticks: list[float]) -> int:
     return 3
 
 
-def render_svg(chart: dict, size: str) -> str:
-    """Draw `chart` as an SVG of `size` ("wide" or "narrow"), styled by site.css."""
+def render_svg(chart: dict, size: str, highlight: list | None = None) -> str:
+    """Draw `chart` as an SVG of `size` ("wide" or "narrow"), styled by site.css, with a walkthrough's
+    outline when `highlight` ([x centre, width, y0, y1]) is given (shown only where scripts run).
+    templates/assets/lesson.js draws the same SVG for other states until Plotly takes over: keep the two
+    in step (tests/test_browser.py compares them)."""
     width, height, m = SIZES[chart.get("size", "main")][size]
     x_lo, x_hi = chart["x"]["range"]
     y_lo, y_hi = chart["y"]["range"]
@@ -83,6 +86,10 @@ def render_svg(chart: dict, size: str) -> str:
     out.append("</g>")
     for mark in chart["marks"]:
         out.append(_mark(mark, sx, sy, f))
+    if highlight:
+        x, w, y0, y1 = highlight
+        out.append(f'<rect class="highlight needs-js" x="{f(sx(x - w / 2))}" y="{f(sy(y1))}" '
+                   f'width="{f(sx(x + w / 2) - sx(x - w / 2))}" height="{f(sy(y0) - sy(y1))}"/>')
     out.append("</svg>")
     return "".join(out)
 

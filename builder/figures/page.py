@@ -18,15 +18,16 @@ and highlights, or an attention grid. The script only chooses the view for the s
 from __future__ import annotations
 
 import gettext
+import hashlib
 from pathlib import Path
 
 from markupsafe import Markup
 
 from builder.figures import COMMON_LABELS, KINDS, FigureContext, view_key
-from builder.figures.chart import render_svg
+from builder.figures.chart import SIZES, render_svg
 from builder.i18n import Language
 from builder.pages import render_page
-from builder.scenarios import Scenario
+from builder.scenarios import Scenario, to_json
 from builder.steps import MAX_BLOCK, parse_step
 
 PAGE_LABELS = ("on", "off", "show_table", "hide_table", "step_of")
@@ -42,11 +43,17 @@ def defaults(scenario: Scenario, kinds=()) -> dict:
 
 def figure_views(kind_name: str, lang: Language, translations: gettext.NullTranslations, scenarios: list[Scenario],
                  walkthrough: list[str]) -> dict[str, dict]:
-    """Every view of one figure kind for a lesson's scenarios and walkthrough, in one language."""
+    """Every view of one figure kind for a lesson's scenarios and walkthrough, in one language. Each chart
+    gets a `key`, a digest of what it draws, so the browser skips a chart a state change leaves as it was
+    (the token panel does not change with the residual toggle)."""
     kind = KINDS[kind_name]
     ctx = FigureContext(lang, translations, scenarios, [parse_step(s) for s in walkthrough] if kind.walkthrough else [],
                         kind)
-    return kind.views(ctx)
+    views = kind.views(ctx)
+    for view in views.values():
+        for chart in view.get("charts", {}).values():
+            chart["key"] = hashlib.sha1(to_json(chart).encode("utf-8")).hexdigest()[:12]
+    return views
 
 
 def render_figure(env, templates: Path, translations, lang: Language, kind_name: str, views: dict[str, dict],
@@ -57,7 +64,10 @@ def render_figure(env, templates: Path, translations, lang: Language, kind_name:
     view = views[view_key(state, kind.state)]
     fid = kind.name
     ctx = FigureContext(lang, translations, scenarios, [], kind)
-    svgs = {name: Markup(render_svg(chart, "wide") + render_svg(chart, "narrow"))
+    def first(chart):  # the outline of the walkthrough's first step, if the chart has one
+        return (chart.get("highlights") or [None])[0] if walkthrough else None
+
+    svgs = {name: Markup(render_svg(chart, "wide", first(chart)) + render_svg(chart, "narrow", first(chart)))
             for name, chart in view.get("charts", {}).items()}
     choices = [{"name": s.name, "text": " ".join(s.tokens), "title": ctx.title(s)} for s in scenarios]
     return render_page(env, f"figures/{kind.template}", translations, templates, kind=kind, fid=fid, view=view,
@@ -75,5 +85,6 @@ def page_data(translations, lang: Language, scenarios: list[Scenario], walkthrou
         "scenarios": [s.name for s in scenarios],
         "steps": [{"block": parse_step(key).block} for key in walkthrough],
         "labels": {key: ctx.t(key) for key in PAGE_LABELS if key in COMMON_LABELS},
+        "chart_sizes": SIZES,  # the SVG coordinate systems, for drawing a state before Plotly has loaded
         "figures": {name: {"kind": name, "state": list(KINDS[name].state), "views": views} for name, views in figures.items()},
     }

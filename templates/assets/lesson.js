@@ -129,7 +129,7 @@
       }))]);
   }
   function grid(g, figureId) {
-    var head = el("tr", {}, [el("td", { "class": "corner" }, [g.corner])].concat(
+    var head = el("tr", {}, [el("th", { scope: "col", "class": "corner" }, [g.corner])].concat(
       g.tokens.map(function (t) { return el("th", { scope: "col", lang: "en" }, [t]); })));
     var rows = g.cells.map(function (row, i) {
       return el("tr", i === g.tracked ? { "class": "tracked" } : {}, [el("th", { scope: "row", lang: "en" }, [g.tokens[i]])].concat(
@@ -155,22 +155,24 @@
   function replace(target, children) { target.replaceChildren.apply(target, children); }
 
   function render(announce) {
+    // The charts first: Plotly measures text, which forces a layout of the whole page if anything else
+    // changed before it. Then what sits around them; the tables and readouts follow when the browser
+    // is idle (a frame later), so the chart is never kept waiting by DOM it does not need.
+    draw();
     figures.forEach(function (f) {
       var view = viewOf(f), root = f.root;
       if (!view) return;
-      parts(root, "caption").forEach(function (p) { p.textContent = view.caption; });
+      parts(root, "caption").forEach(function (p) { if (p.textContent !== view.caption) p.textContent = view.caption; });
       Object.keys(view.charts || {}).forEach(function (name) {
         var box = root.querySelector('[data-chart="' + name + '"]'), chart = view.charts[name];
-        if (!box) return;
+        if (!box || box.getAttribute("data-key") === chart.key) return;
+        box.setAttribute("data-key", chart.key);
         replace(box.querySelector('[data-part="legend"]'), chart.legend.map(function (item) {
           return el("li", {}, [el("span", { "class": "swatch swatch-" + item[0] }), item[1]]);
         }));
         box.querySelector('[data-part="chart"]').setAttribute("aria-label", chart.label);
       });
-      parts(root, "twin").forEach(function (p) { replace(p, [table(view.twin.caption, view.twin.columns, view.twin.rows, p.id + "-caption")]); });
-      parts(root, "grid").forEach(function (p) { replace(p, [grid(view.grid, f.id)]); });
       parts(root, "summary").forEach(function (p) { p.textContent = view.summary; });
-      parts(root, "walkthrough").forEach(function (w) { walkthrough(w, view); });
       if (announce) parts(root, "status").forEach(function (p) {
         p.textContent = view.summary + (view.steps.length ? " " + fill(L.step_of, { n: state.step, total: data.steps.length }) : "");
       });
@@ -180,15 +182,36 @@
       b.querySelector('[data-part="residual"]').textContent = state.residual ? L.on : L.off;
     });
     ["depth", "block"].forEach(function (name) {
-      controls(name).forEach(function (input) { input.value = state[name]; });
+      controls(name).forEach(function (input) { if (+input.value !== state[name]) input.value = state[name]; });
       figures.forEach(function (f) { parts(f.root, name).forEach(function (o) { o.textContent = state[name]; }); });
     });
     controls("scenario").forEach(function (radio) { radio.checked = radio.value === state.scenario; });
-    draw();
+    figures.forEach(function (f) { parts(f.root, "walkthrough").forEach(function (w) { stepControls(w); }); });
     announceState();
+    later(renderTables);
   }
 
-  function walkthrough(w, view) {
+  function renderTables() {
+    figures.forEach(function (f) {
+      var view = viewOf(f), root = f.root;
+      if (!view) return;
+      parts(root, "twin").forEach(function (p) { replace(p, [table(view.twin.caption, view.twin.columns, view.twin.rows, p.id + "-caption")]); });
+      parts(root, "grid").forEach(function (p) { replace(p, [grid(view.grid, f.id)]); });
+      parts(root, "walkthrough").forEach(function (w) { walkthrough(w, view); });
+    });
+  }
+
+  var queue = [], scheduled = null;
+  function later(work, key) {  // run when the browser has painted and is idle; a newer job for `key` replaces an older
+    key = key || work;
+    queue = queue.filter(function (job) { return job.key !== key; });
+    queue.push({ key: key, work: work });
+    if (scheduled) return;
+    var run = function () { scheduled = null; var jobs = queue; queue = []; jobs.forEach(function (job) { job.work(); }); };
+    scheduled = window.requestIdleCallback ? requestIdleCallback(run, { timeout: 200 }) : setTimeout(run, 0);
+  }
+
+  function stepControls(w) {
     var n = state.step, total = data.steps.length, focused = document.activeElement;
     w.querySelector('[data-part="step-counter"]').textContent = fill(L.step_of, { n: n, total: total });
     var prev = w.querySelector('[data-control="step-prev"]'), next = w.querySelector('[data-control="step-next"]');
@@ -197,10 +220,94 @@
     // A button that becomes disabled while focused would drop focus to <body>: hand it to the other one.
     if (focused === next && next.disabled) prev.focus();
     if (focused === prev && prev.disabled) next.focus();
-    var item = stepItems[n - 1];
+  }
+
+  function walkthrough(w, view) {
+    var n = state.step, item = stepItems[n - 1];
     replace(w.querySelector('[data-part="walk-text"]'), item ? Array.prototype.map.call(item.childNodes, function (c) { return c.cloneNode(true); }) : []);
     stepItems.forEach(function (li, i) { li.classList.toggle("current", i === n - 1); });
     replace(w.querySelector('[data-part="walk-readout"]'), view.steps[n - 1] ? readout(view.steps[n - 1]) : []);
+  }
+
+  // ---- Charts as SVG, until Plotly has loaded ------------------------------------------------------
+  // The same drawing as builder/figures/chart.py makes at build time, from the same description, so a
+  // state the reader picks before Plotly is ready shows at once (tests/test_browser.py compares the two).
+  var SVG = "http://www.w3.org/2000/svg";
+  function svgEl(tag, attrs, text) {
+    var e = document.createElementNS(SVG, tag);
+    Object.keys(attrs).forEach(function (k) { e.setAttribute(k, attrs[k]); });
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+  function f1(v) { return v.toFixed(1).replace(/0+$/, "").replace(/\.$/, ""); }
+  function svgChart(chart, size, highlight) {
+    var dims = data.chart_sizes[chart.size || "main"][size], width = dims[0], height = dims[1], m = dims[2];
+    var left = m.l, right = width - m.r, top = m.t, bottom = height - m.b;
+    var xr = chart.x.range, yr = chart.y.range;
+    function sx(x) { return left + (x - xr[0]) / (xr[1] - xr[0]) * (right - left); }
+    function sy(y) { return bottom - (y - yr[0]) / (yr[1] - yr[0]) * (bottom - top); }
+    var root = svgEl("svg", { "class": "chart-svg chart-svg-" + size, viewBox: "0 0 " + width + " " + height,
+                              "aria-hidden": "true", focusable: "false" });
+    var axes = root.appendChild(svgEl("g", { "class": "axes" }));
+    chart.y.ticks.forEach(function (t) {
+      var y = f1(sy(t[0]));
+      axes.appendChild(svgEl("line", { "class": "grid", x1: left, x2: right, y1: y, y2: y }));
+      axes.appendChild(svgEl("text", { "class": "tick", x: left - 6, y: y, "text-anchor": "end", "dominant-baseline": "middle" }, t[1]));
+    });
+    chart.x.ticks.forEach(function (t) {
+      axes.appendChild(svgEl("text", { "class": "tick", x: f1(sx(t[0])), y: bottom + 16, "text-anchor": "middle" }, size === "narrow" ? t[2] : t[1]));
+    });
+    axes.appendChild(svgEl("line", { "class": "axis", x1: left, x2: right, y1: bottom, y2: bottom }));
+    axes.appendChild(svgEl("text", { "class": "axis-title", x: f1((left + right) / 2), y: height - 6, "text-anchor": "middle" }, chart.x.title));
+    axes.appendChild(svgEl("text", { "class": "axis-title", transform: "translate(13 " + f1((top + bottom) / 2) + ") rotate(-90)",
+                                     "text-anchor": "middle" }, chart.y.title));
+    chart.marks.forEach(function (mark) {
+      var g = root.appendChild(svgEl("g", { "class": "mark mark-" + mark.type + " " + mark.class, "data-mark": mark.class }));
+      var hover = mark.hover || [];
+      function titled(e, i) { if (i < hover.length) e.appendChild(svgEl("title", {}, hover[i])); return e; }
+      if (mark.type === "band") {
+        var a = mark.x[0], b = mark.x[1], h = mark.y[0];
+        g.appendChild(svgEl("rect", { "class": "fill", x: f1(sx(a)), y: f1(sy(h)), width: f1(sx(b) - sx(a)), height: f1(sy(0) - sy(h)), "data-y": h }));
+        g.appendChild(svgEl("line", { "class": "edge", x1: f1(sx(a)), x2: f1(sx(b)), y1: f1(sy(h)), y2: f1(sy(h)) }));
+      } else if (mark.type === "bar") {
+        var half = mark.width / 2;
+        mark.x.forEach(function (x, i) {
+          var base = mark.base ? mark.base[i] : 0, y = mark.y[i], t = sy(base + y), low = sy(base);
+          g.appendChild(titled(svgEl("rect", { x: f1(sx(x - half)), y: f1(t), width: f1(sx(x + half) - sx(x - half)),
+                                               height: f1(Math.max(low - t, 0.5)), "data-x": x, "data-y": y, "data-base": base }), i));
+        });
+      } else if (mark.type === "points" || mark.type === "line") {
+        var pts = mark.x.map(function (x, i) { return [sx(x), sy(mark.y[i])]; });
+        if (mark.type === "line" && pts.length > 1) {
+          g.appendChild(svgEl("polyline", { "class": "stroke", points: pts.map(function (p) { return f1(p[0]) + "," + f1(p[1]); }).join(" ") }));
+        }
+        pts.forEach(function (p, i) {
+          var px = p[0], py = p[1], r = 5.5, d;
+          if (mark.symbol === "diamond") d = "M" + f1(px) + " " + f1(py - r) + "L" + f1(px + r) + " " + f1(py) + "L" + f1(px) + " " + f1(py + r) + "L" + f1(px - r) + " " + f1(py) + "Z";
+          else if (mark.symbol === "square") d = "M" + f1(px - 4.5) + " " + f1(py - 4.5) + "h9v9h-9Z";
+          else d = "M" + f1(px - r) + " " + f1(py) + "a" + r + " " + r + " 0 1 0 " + 2 * r + " 0a" + r + " " + r + " 0 1 0 " + -2 * r + " 0Z";
+          g.appendChild(titled(svgEl("path", { "class": "point", d: d, "data-x": mark.x[i], "data-y": mark.y[i] }), i));
+        });
+      } else if (mark.type === "text") {
+        var below = mark.anchor === "below";
+        mark.x.forEach(function (x, i) {
+          g.appendChild(svgEl("text", { "class": "value", x: f1(sx(x)), y: f1(sy(mark.y[i]) + (below ? 14 : -5)), "text-anchor": "middle",
+                                        "data-x": x, "data-y": mark.y[i] }, mark.text[i]));
+        });
+      }
+    });
+    if (highlight) {
+      var hx = highlight[0], hw = highlight[1];
+      root.appendChild(svgEl("rect", { "class": "highlight needs-js", x: f1(sx(hx - hw / 2)), y: f1(sy(highlight[3])),
+                                       width: f1(sx(hx + hw / 2) - sx(hx - hw / 2)), height: f1(sy(highlight[2]) - sy(highlight[3])) }));
+    }
+    return root;
+  }
+  function drawSvg(box, chart) {  // before Plotly: replace the box's two drawings with this state's
+    var h = chart.highlights && chart.highlights[state.step - 1];
+    box.querySelectorAll(".chart-svg").forEach(function (old) { old.remove(); });
+    box.insertBefore(svgChart(chart, "narrow", h), box.firstChild);
+    box.insertBefore(svgChart(chart, "wide", h), box.firstChild);
   }
 
   // ---- Charts with Plotly --------------------------------------------------------------------
@@ -212,7 +319,11 @@
     plotly = "loading";
     var s = document.createElement("script");
     s.src = assets + "vendor/plotly-basic.min.js";
-    s.onload = function () { plotly = window.Plotly; draw(); figures.forEach(function (f) { f.root.setAttribute("data-ready", "true"); }); };
+    s.onload = function () {
+      plotly = window.Plotly;
+      draw();
+      later(function () { figures.forEach(function (f) { f.root.setAttribute("data-ready", "true"); }); }, "ready");
+    };
     s.onerror = function () { plotly = null; s.remove(); };  // the build-time chart stays; a later interaction retries
     document.head.appendChild(s);
   }
@@ -231,7 +342,8 @@
   function colour(name) {
     if (!theme) {
       var css = getComputedStyle(document.documentElement);
-      theme = { get: function (n) { return css.getPropertyValue("--" + n).trim(); }, font: getComputedStyle(document.body).fontFamily };
+      theme = { get: function (n) { return css.getPropertyValue("--" + n).trim(); }, font: getComputedStyle(document.body).fontFamily,
+                stamp: Math.random() };  // a new theme (dark mode switched) redraws every chart
     }
     return theme.get(name);
   }
@@ -239,17 +351,26 @@
   function hover(lines) { return esc(lines).replace(/\n/g, "<br>"); }
 
   function traces(chart, step) {
-    var out = [], fg = colour("fg"), bg = colour("bg");
+    var out = [], fg = colour("fg"), bg = colour("bg"), bars = null;
     chart.marks.forEach(function (m) {
       var c = colour("mark-" + m.class.split(" ")[0]) || fg, meta = m.class;
       if (m.type === "band") {
         out.push({ type: "scatter", mode: "lines", x: m.x, y: [m.y[0], m.y[0]], fill: "tozeroy", fillcolor: c + "55",
                    line: { color: c, width: 2 }, hoverinfo: "text", text: [hover(m.hover[0]), hover(m.hover[0])], meta: meta });
       } else if (m.type === "bar") {
-        out.push({ type: "bar", x: m.x, y: m.y, base: m.base, width: m.width, meta: meta, hoverinfo: "text",
-                   hovertext: m.hover.map(hover),
-                   marker: { color: c, line: { color: fg, width: 1 },
-                             pattern: { shape: /-off$/.test(m.class) ? "/" : "", fgcolor: bg, solidity: 0.3, fillmode: "overlay" } } });
+        // All bar marks go into one trace (one trace less for Plotly to lay out on every redraw).
+        if (!bars) {
+          // Which mark each bar belongs to rides in customdata: an array `meta` costs Plotly a third more per redraw.
+          bars = { type: "bar", x: [], y: [], base: [], width: [], meta: "bars", customdata: [], hoverinfo: "text", hovertext: [],
+                   marker: { color: [], line: { color: fg, width: 1 },
+                             pattern: { shape: [], fgcolor: bg, solidity: 0.3, fillmode: "overlay" } } };
+          out.push(bars);
+        }
+        m.x.forEach(function (x, i) {
+          bars.x.push(x); bars.y.push(m.y[i]); bars.base.push(m.base ? m.base[i] : 0); bars.width.push(m.width);
+          bars.customdata.push(meta); bars.hovertext.push(hover(m.hover[i]));
+          bars.marker.color.push(c); bars.marker.pattern.shape.push(/-off$/.test(m.class) ? "/" : "");
+        });
       } else if (m.type === "points" || m.type === "line") {
         out.push({ type: "scatter", mode: m.type === "line" ? "lines+markers" : "markers", x: m.x, y: m.y, meta: meta,
                    line: { color: c, width: 3, dash: /post|off/.test(m.class) ? "dash" : "solid" },
@@ -282,36 +403,56 @@
              xaxis: axis(chart.x, chart.x.ticks, true), yaxis: axis(chart.y, chart.y.ticks, false), hovermode: "closest" };
   }
 
+  // A state change is drawn at once as SVG (a few milliseconds); Plotly, once loaded, redraws the same
+  // description when the browser is idle and takes over the box (hover details), with no visible jump.
   function draw() {
-    if (!plotly || plotly === "loading") return;
+    var ready = plotly && plotly !== "loading";
     figures.forEach(function (f) {
       var view = viewOf(f);
       Object.keys(view && view.charts || {}).forEach(function (name) {
         var box = f.root.querySelector('[data-chart="' + name + '"] [data-part="chart"]');
-        if (!box || !box.offsetParent) return;  // hidden (print, display: none): drawn when shown
-        var target = box.querySelector(".plot") || box.appendChild(el("div", { "class": "plot" }));
-        var chart = view.charts[name];
-        plotly.react(target, traces(chart, state.step), layout(chart, box),
-                     { displayModeBar: false, responsive: false, scrollZoom: false, doubleClick: false, showTips: false });
-        box.classList.add("plotted");
+        if (!box) return;
+        var chart = view.charts[name], shown = chart.key + "|" + JSON.stringify(chart.highlights && chart.highlights[state.step - 1]);
+        if (box.shown === undefined && encode(state) === encode(defaults)) box.shown = shown;  // as built
+        if (box.shown !== shown) {
+          drawSvg(box, chart);
+          box.classList.remove("plotted");
+          box.shown = shown;
+        }
         box.setAttribute("data-state", encode(state));
+        if (ready) later(function () { plot(box, chart); }, box);
       });
     });
+  }
+
+  function plot(box, chart) {
+    if (!box.offsetParent) return;  // hidden (display: none): drawn when shown
+    var narrow = window.matchMedia("(max-width: 600px)").matches;
+    colour("fg");  // reads the theme once (again after the colour scheme changes)
+    var stamp = [box.shown, narrow, theme.stamp].join("|");
+    if (box.plotted !== stamp) {
+      var target = box.querySelector(".plot") || box.appendChild(el("div", { "class": "plot" }));
+      plotly.react(target, traces(chart, state.step), layout(chart, box),
+                   { displayModeBar: false, responsive: false, scrollZoom: false, doubleClick: false, showTips: false });
+      box.plotted = stamp;
+    }
+    box.classList.add("plotted");
+    box.setAttribute("data-plotted", box.getAttribute("data-state"));
   }
   var pending = null;
   window.addEventListener("resize", function () {
     cancelAnimationFrame(pending);
     pending = requestAnimationFrame(function () {
-      if (plotly && plotly !== "loading") {
-        Array.prototype.forEach.call(document.querySelectorAll(".plotted .plot"), function (p) {
-          if (p.offsetParent) plotly.Plots.resize(p);
-        });
-        draw();
-      }
+      Array.prototype.forEach.call(document.querySelectorAll(".plotted .plot"), function (p) {
+        if (p.offsetParent && plotly && plotly !== "loading") plotly.Plots.resize(p);
+      });
+      Array.prototype.forEach.call(document.querySelectorAll("[data-part=chart]"), function (box) { box.plotted = null; });
+      draw();
     });
   });
   var scheme = window.matchMedia && matchMedia("(prefers-color-scheme: dark)");
   if (scheme && scheme.addEventListener) scheme.addEventListener("change", function () { theme = null; draw(); });
+  if (window.matchMedia) matchMedia("print").addEventListener("change", function () { draw(); });
 
   // The entry the reader arrived on remembers its state too, so Back to it restores it.
   history.replaceState({ lessonState: state }, "");

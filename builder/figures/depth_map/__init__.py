@@ -155,13 +155,16 @@ def _view(ctx: FigureContext, scenario, runs, residual: bool, depth: int, top: f
                        ["length", ctx.t("length")]],
             "highlights": [_highlight(step, bars, base, residual, depth, pad) for step in ctx.walkthrough]}
 
-    spreads = {r: spread(runs[r], depth) for r in (True, False)}
+    # The panel shows the whole stack whatever the depth: the collapse is a story of all six blocks, and a
+    # panel that does not change with the depth or the toggle is never redrawn by them.
+    spreads = {r: spread(runs[r]) for r in (True, False)}
     s_top, s_ticks = nice_ticks(spread_top)
     s_dec = tick_decimals(s_ticks)
-    blocks = list(range(depth + 1))
+    blocks = list(range(MAX_BLOCK + 1))
+    panel_ticks = [[b, ctx.block(b), "x₀" if b == 0 else str(b)] for b in blocks]
     panel_label = ctx.t("spread_label", on=" → ".join(ctx.num(v, 1) for v in spreads[True]),
                         off=" → ".join(ctx.num(v, 1) for v in spreads[False]))
-    panel = {"x": {"range": [-0.4, depth + 0.4], "ticks": ticks, "title": ctx.t("axis_x")},
+    panel = {"x": {"range": [-0.4, MAX_BLOCK + 0.4], "ticks": panel_ticks, "title": ctx.t("axis_x")},
              "y": {"range": [0, s_top], "ticks": [[v, ctx.num(v, s_dec)] for v in s_ticks], "title": ctx.t("spread_axis")},
              "marks": [{"type": "line", "class": f"spread-{'on' if r else 'off'}", "symbol": "circle" if r else "square",
                         "x": blocks, "y": [round(v, 4) for v in spreads[r]],
