@@ -1,0 +1,147 @@
+"""What the real lessons claim, checked against the engine's trace: not only their numbers (the build
+takes those from the trace) but the sentences that explain a cause or a pattern."""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+
+import numpy as np
+import pytest
+
+from conftest import CONTENT, parse
+
+
+@lru_cache(maxsize=None)
+def scenario(name):
+    from builder.scenarios import load_scenario
+
+    return load_scenario(CONTENT / "scenarios" / f"{name}.toml")
+
+
+def spread(x):
+    return np.linalg.norm(x[:, None] - x[None], axis=-1).max()
+
+
+def bank_after_blocks(name, run="pre-on"):
+    s = scenario(name)
+    return np.vstack([s.x0[s.tracked]] + [b[s.tracked] for b in s.traces[run].block_outputs()])
+
+
+def test_every_scenario_shares_the_one_set_of_weights():
+    weights = [scenario(n).weights for n in ("river-bank", "money-bank", "bank-by-the-river")]
+    for field in ("w_q", "w_k", "w_v", "w_o", "w_1", "b_1", "w_2", "b_2"):
+        assert all(np.array_equal(getattr(w, field), getattr(weights[0], field)) for w in weights), field
+
+
+def test_shared_words_have_the_same_vector_in_every_sentence():
+    vectors = {}
+    for name in ("river-bank", "money-bank", "bank-by-the-river"):
+        s = scenario(name)
+        for token, vector in zip(s.tokens, s.x0):
+            vectors.setdefault(token, vector)
+            assert np.array_equal(vectors[token], vector), (name, token)
+
+
+def test_bank_leans_to_geography_by_the_river_and_to_finance_with_money():
+    river, money = bank_after_blocks("river-bank"), bank_after_blocks("money-bank")
+    geography, finance = 0, 1
+    assert np.all(np.diff(river[:4, geography]) > 0.5) and river[3, finance] < river[0, finance]
+    assert np.all(np.diff(money[:4, finance]) > 0.2) and money[3, geography] < money[0, geography]
+    assert river[0].tolist() == money[0].tolist()  # the same input: only the neighbours differ
+
+
+@pytest.mark.parametrize("name,word", [("river-bank", "river"), ("money-bank", "money")])
+def test_bank_attends_most_to_its_context_word_in_block_1_then_flattens(name, word):
+    s = scenario(name)
+    first = s.traces["pre-on"].steps[0].attention[s.tracked]
+    assert s.tokens[int(np.argmax(first))] == word
+    second = s.traces["pre-on"].steps[2].attention[s.tracked]
+    assert second.max() - second.min() < first.max() - first.min()  # "later blocks flatten"
+
+
+def test_word_order_leaves_bank_identical_at_every_step():
+    river, shuffled = scenario("river-bank"), scenario("bank-by-the-river")
+    order = [shuffled.tokens.index(t) for t in river.tokens]
+    for key in ("pre-on", "pre-off", "post-on"):
+        for a, b in zip(river.traces[key].steps, shuffled.traces[key].steps):
+            np.testing.assert_allclose(a.after, b.after[order], atol=1e-12)
+    # to the last digit the pages print and embed
+    a, b = river.data["runs"], shuffled.data["runs"]
+    for key in a:
+        for sa, sb in zip(a[key]["steps"], b[key]["steps"]):
+            assert sa["after"][river.tracked] == sb["after"][shuffled.tracked]
+
+
+def test_without_the_residual_the_words_collapse_into_one_vector():
+    s = scenario("river-bank")
+    off, on = s.traces["pre-off"], s.traces["pre-on"]
+    spreads = [spread(b) for b in off.block_outputs()]
+    assert spreads[0] < 0.05 * spread(s.x0)  # "almost the same vector after block 1"
+    assert round(spreads[1], 4) == 0.0  # "the same to every digit shown after block 2"
+    assert all(v == 0.0 for v in spreads[2:])  # "from block 3, to the last bit"
+    assert min(spread(b) for b in on.block_outputs()) > 1.0  # with the residual they stay apart
+    # The collapse is attention's: its sublayer is where the spread falls most in block 1.
+    attention, ffn = off.steps[0], off.steps[1]
+    assert spread(attention.after) < 0.1 * spread(s.x0) and spread(ffn.after) < spread(attention.after)
+
+
+def test_the_collapsed_vector_is_a_fixed_point_near_the_ffns_bias_with_one_unit_alive():
+    s = scenario("river-bank")
+    off = s.traces["pre-off"]
+    outputs = off.block_outputs()
+    assert np.abs(outputs[3] - outputs[2]).max() < 1e-3 and np.abs(outputs[5] - outputs[4]).max() < 1e-6
+    final = outputs[-1][s.tracked]
+    assert np.linalg.norm(final - s.weights.b_2) < 0.05  # "close to the FFN's output bias b2"
+    ffn_step = off.steps[-1]
+    hidden = np.maximum(0.0, ffn_step.normed @ s.weights.w_1 + s.weights.b_1)  # (T, H)
+    assert (hidden[s.tracked] > 0).sum() == 1  # "only one ReLU unit still works"
+    assert abs(np.linalg.norm(final) - 0.4) < 0.05
+
+
+def test_residual_off_length_is_level_from_the_first_block_not_a_slow_decay():
+    s = scenario("river-bank")
+    lengths = np.linalg.norm(s.traces["pre-off"].block_outputs()[:, s.tracked], axis=-1)
+    assert lengths.max() - lengths.min() < 0.1 and lengths[0] < 2 * lengths[-1]
+
+
+def test_lengths_do_not_add_so_the_diamonds_sit_below_the_stacked_bars():
+    s = scenario("river-bank")
+    on = s.traces["pre-on"]
+    base = np.linalg.norm(s.x0[s.tracked])
+    for step in on.steps:
+        stacked = base + np.linalg.norm(step.after[s.tracked] - s.x0[s.tracked])
+        assert np.linalg.norm(step.after[s.tracked]) < stacked
+
+
+def test_post_norm_length_is_the_square_root_of_the_width():
+    s = scenario("river-bank")
+    lengths = np.linalg.norm(s.traces["post-on"].block_outputs()[:, s.tracked], axis=-1)
+    assert np.allclose(lengths, np.sqrt(4), atol=1e-3)  # γ = 1, β = 0: zero mean, unit variance over d = 4
+
+
+def test_one_block_points_the_same_way_but_the_lengths_differ(real_site):
+    s = scenario("river-bank")
+    on, off = s.traces["pre-on"].block_outputs()[0][s.tracked], s.traces["pre-off"].block_outputs()[0][s.tracked]
+    assert on @ off / (np.linalg.norm(on) * np.linalg.norm(off)) > 0.9
+    assert np.linalg.norm(on) > 3 * np.linalg.norm(off)
+
+
+@pytest.mark.parametrize("lang", ["zh", "ja"])
+def test_the_lessons_cite_the_new_claims_by_trace_reference(real_site, lang):
+    tree = parse(real_site / lang / "transformer-block.html")
+    refs = {node.attributes["data-ref"] for node in tree.css(".trace-value")}
+    assert {"off:b0-6 spread", "on:b0-6 spread", "money-bank/on:b0-3 finance", "money-bank/on:b1.attention top",
+            "bank-by-the-river/on:b3", "on:b3", "off:b1 cosine", "on:b3 correction", "on:b3 length", "on:b0 length",
+            "on:b0-3 bank_identity"} <= refs
+    printed = {node.attributes["data-ref"]: node.text() for node in tree.css(".trace-value")}
+    assert printed["bank-by-the-river/on:b3"] == printed["on:b3"]
+    assert printed["money-bank/on:b1.attention top"] == "money"
+    text = tree.css_first("article").text()
+    assert "Dong" in text and "2021" in text
+
+
+def test_the_trace_json_of_every_scenario_is_published(real_site):
+    for name in ("river-bank", "money-bank", "bank-by-the-river"):
+        data = json.loads((real_site / "data" / f"{name}.json").read_text(encoding="utf-8"))
+        assert data["scenario"] == name and data["tokens"][data["tracked"]] == "bank"
