@@ -146,13 +146,14 @@ def peer_body(lang: str, n: int, count: int, with_scenario: bool, values) -> str
 def trace_printer():
     """Return {lang: ref -> text}, the figures exactly as our builder prints them."""
     sys.path.insert(0, str(ROOT))
-    from builder.figures import TraceValues
+    from builder.references import TraceValues
     from builder.i18n import load_site_config
     from builder.scenarios import load_scenario
 
     scenario = load_scenario(ROOT / "content" / "scenarios" / "river-bank.toml")
     locales = {lang.code: lang.locale for lang in load_site_config(ROOT / "content").languages}
-    return {lang: (lambda ref, v=TraceValues(scenario, locales[lang]): v.resolve(ref)[0]) for lang in LANGUAGES}
+    return {lang: (lambda ref, v=TraceValues({scenario.name: scenario}, scenario.name, locales[lang]): v.resolve(ref)[0])
+            for lang in LANGUAGES}
 
 
 HUGO_CONFIG = """\
