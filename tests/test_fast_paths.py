@@ -171,4 +171,6 @@ def test_the_peers_course_prints_the_figures_as_we_do(tmp_path, synthetic):
     """The benchmark gives Hugo and MkDocs the same text with our trace values already printed."""
     hugo, mkdocs = course.write_hugo(tmp_path / "hugo", 4), course.write_mkdocs(tmp_path / "mkdocs", 4)
     texts = "".join(p.read_text(encoding="utf-8") for folder in (hugo, mkdocs) for p in folder.rglob("*.md"))
-    assert "{{on:" not in texts and "{{off:" not in texts and "→" in texts
+    assert "{{on:" not in texts and "{{off:" not in texts
+    values = course.trace_printer()
+    assert values["ja"]("on:b1.attention") in texts and values["zh"]("off:b6 length") in texts
