@@ -12,8 +12,9 @@ from builder.errors import Problem, UserError
 from builder.figures.page import figure_views, page_data, render_figure
 from builder.i18n import Language, format_number
 from builder.markdown import Outline
-from builder.pages import render_page
+from builder.pages import json_for_script, render_page
 from builder.references import TraceValues
+from builder.scenarios import to_json
 from builder.translation import state_of
 
 ID_ATTRIBUTE = re.compile(r'id="([^"]+)"')
@@ -150,8 +151,10 @@ def render_lesson(inputs, lesson: Lesson, lang: Language, translations, page: di
                                                                     views[name], scenarios, bool(lesson.walkthrough),
                                                                     lesson.figures))
                    for name in lesson.figures}
+        # Serialised (and escaped for the script element) once: every page with these figures embeds the same data.
         data = remembered(inputs, ("data", lang.code, tuple(lesson.figures), tuple(lesson.walkthrough)), scenarios,
-                          lambda: page_data(translations, lang, scenarios, lesson.walkthrough, views))
+                          lambda: json_for_script(to_json(page_data(translations, lang, scenarios, lesson.walkthrough,
+                                                                    views))))
     rendered = inputs.renderer.render(lesson.body, lesson.path, lesson.body_line, resolve, figures, shown_lang.code)
     placed = [name for name, _ in rendered.parsed.placed]
     for name, line in rendered.parsed.placed:

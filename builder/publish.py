@@ -9,7 +9,6 @@ import io
 import os
 import zipfile
 from pathlib import Path
-from xml.etree import ElementTree as ET
 
 from builder.errors import Problem, UserError
 from builder.figures import KINDS
@@ -23,6 +22,7 @@ ZIP_DATE = (2020, 1, 1, 0, 0, 0)  # fixed, so the archive is reproducible
 
 def sitemap(base: str, entries) -> bytes:
     """sitemap.xml with hreflang alternates, written by an XML library so every value is escaped."""
+    from xml.etree import ElementTree as ET  # only a build with --base-url writes one
     ET.register_namespace("", SITEMAP_NS)
     ET.register_namespace("xhtml", XHTML_NS)
     urlset = ET.Element(f"{{{SITEMAP_NS}}}urlset")
