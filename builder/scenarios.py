@@ -46,6 +46,7 @@ import numpy as np
 from builder import engine
 from builder.errors import Problem, UserError
 from builder.sources import key_line, read_toml
+from builder.steps import FIELDS, SUBLAYERS
 
 JSON_DECIMALS = 4
 # Limits, so a scenario cannot make pages of hundreds of megabytes or overflow the engine: every page
@@ -54,7 +55,8 @@ MAX_TOKENS = 12
 MAX_HIDDEN = 64
 MAX_TOKEN_CHARS = 80
 MAX_MAGNITUDE = 1000.0
-RESERVED_FIELDS = {"length", "correction", "top", "weight", "delta", "after", "before", "attention", "ffn"}
+# Words of the trace-reference grammar a dimension may not be named (it would shadow them).
+RESERVED_FIELDS = set(FIELDS) | {"delta", "after", "before", *SUBLAYERS}
 RUN_KEYS = {"pre-on": ("pre", True), "pre-off": ("pre", False), "post-on": ("post", True)}
 WEIGHT_SHAPES = {  # D = 4 model dimensions, H = FFN width (any, from w_1)
     "w_q": ("D", "D"), "w_k": ("D", "D"), "w_v": ("D", "D"), "w_o": ("D", "D"),
@@ -95,11 +97,6 @@ class Scenario:
     @cached_property
     def data_json(self) -> str:
         return to_json(self.data)
-
-
-def line_of(text: str, key: str, section: str | None = None) -> int | None:
-    """Return the 1-based line where `key = ...` is set (inside the first `[section]` if given)."""
-    return key_line(text, key, section)
 
 
 def load_scenario(path: Path) -> Scenario:

@@ -18,7 +18,7 @@ ALLOWED = {
     "cjk": set(),
     "typesetting": set(),
     "output": {"errors"},
-    "scenarios": {"engine", "errors", "sources"},
+    "scenarios": {"engine", "errors", "sources", "steps"},
     "i18n": {"errors", "sources"},
     "content": {"errors", "i18n", "sources", "steps"},
     "references": {"engine", "i18n", "scenarios", "steps"},

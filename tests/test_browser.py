@@ -5,7 +5,6 @@ every expected label from the catalogs: the page must show what the trace and th
 
 from __future__ import annotations
 
-import gettext
 import threading
 from functools import lru_cache, partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer

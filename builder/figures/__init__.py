@@ -78,7 +78,8 @@ class FigureContext:
 
     def t(self, key: str, **values) -> str:
         """The kind's label `key`, translated, placeholders filled (plain text: escaped where it is output)."""
-        text = self.translations.gettext(self.kind.labels[key] if key in self.kind.labels else COMMON_LABELS[key])
+        labels = self.kind.labels if self.kind else {}
+        text = self.translations.gettext(labels[key] if key in labels else COMMON_LABELS[key])
         return text % values if values else text
 
     def dims(self, scenario: Scenario) -> list[str]:

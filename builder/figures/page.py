@@ -77,8 +77,7 @@ def render_figure(env, templates: Path, translations, lang: Language, kind_name:
 def page_data(translations, lang: Language, scenarios: list[Scenario], walkthrough: list[str],
               figures: dict[str, dict[str, dict]]) -> dict:
     """The page data lesson.js reads: defaults, choices, walkthrough, labels and every figure's views."""
-    kind = next(iter(KINDS.values()))
-    ctx = FigureContext(lang, translations, scenarios, [], kind)
+    ctx = FigureContext(lang, translations, scenarios)  # the page's own labels are the common ones
     return {
         "version": 2,
         "defaults": defaults(scenarios[0], figures),
