@@ -26,7 +26,7 @@ from pathlib import Path
 
 from builder.errors import Problem, UserError
 from builder.i18n import SiteConfig
-from builder.sources import parse_toml, read_text
+from builder.sources import parse_toml, read_text, table_line
 from builder.steps import STEP_HELP, parse_step
 
 FENCE = "+++"
@@ -154,18 +154,10 @@ def load_lesson(path: Path, lang: str, scenarios: set[str], figures: set[str] | 
                  "sections" if not isinstance(sections, dict) or not all(isinstance(v, str) for v in sections.values())
                  else None)
         if wrong:
-            raise UserError(Problem(path, meta_line(text, wrong) or _table_line(text, "translation") or 1,
+            raise UserError(Problem(path, meta_line(text, wrong) or table_line(text, "translation") or 1,
                                     "front matter 'translation': expected a table with source_hash and a table of "
                                     "section fingerprints (written by `python -m builder mark-current`; run it again)"))
     return lesson
-
-
-def _table_line(text: str, table: str) -> int | None:
-    """Return the line of the `[table]` header inside the front matter."""
-    for number, line in enumerate(text.split("\n")[:200], 1):
-        if re.match(rf"\s*\[\s*{re.escape(table)}\s*\]", line):
-            return number
-    return None
 
 
 def load_lessons(content: Path, config: SiteConfig, scenarios: set[str], remember=None,

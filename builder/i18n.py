@@ -21,7 +21,7 @@ from babel.messages.pofile import PoFileError, read_po
 from babel.numbers import format_decimal
 
 from builder.errors import Problem, UserError
-from builder.sources import key_line, read_bytes, read_toml
+from builder.sources import key_line, read_bytes, read_toml, table_line
 
 MINUS = "\u2212"
 CATALOG_NAME = "messages.po"
@@ -67,7 +67,7 @@ def load_site_config(content: Path) -> SiteConfig:
     text, data = read_toml(path)
 
     def bad(key, message, table=None, index=0):
-        return UserError(Problem(path, key_line(text, key, table, index) or (key_line(text, table) if table else None),
+        return UserError(Problem(path, key_line(text, key, table, index) or (table_line(text, table, index) if table else None),
                                  message))
 
     entries = data.get("languages", [])
@@ -77,7 +77,7 @@ def load_site_config(content: Path) -> SiteConfig:
     for i, entry in enumerate(entries):
         for key in ("code", "locale", "html_lang"):
             if key not in entry:
-                raise UserError(Problem(path, _table_line(text, "languages", i), f"languages[{i}]: missing key {key!r}"))
+                raise UserError(Problem(path, table_line(text, "languages", i), f"languages[{i}]: missing key {key!r}"))
             if not isinstance(entry[key], str):
                 raise bad(key, f"languages[{i}].{key}: expected a string, got {entry[key]!r}", "languages", i)
         if not LANGUAGE_CODE.fullmatch(entry["code"]):
@@ -101,12 +101,6 @@ def load_site_config(content: Path) -> SiteConfig:
     if not isinstance(source, str) or source not in codes:
         raise bad("source_language", f"source_language {source!r} is not a declared language code ({', '.join(codes)})")
     return SiteConfig(languages, source)
-
-
-def _table_line(text: str, table: str, index: int) -> int | None:
-    """Return the line of the `index`-th `[[table]]` header."""
-    headers = [n for n, line in enumerate(text.split("\n"), 1) if line.strip().startswith(f"[[{table}]]")]
-    return headers[index] if index < len(headers) else None
 
 
 def read_catalog(path: Path, locale: str | None = None) -> Catalog:

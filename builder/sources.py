@@ -78,3 +78,16 @@ def key_line(text: str, key: str, table: str | None = None, index: int = 0, firs
         if current == table and (table is None or seen == index) and re.match(rf"{re.escape(key)}\s*=", stripped):
             return number
     return None
+
+
+def table_line(text: str, table: str, index: int = 0, first_line: int = 1) -> int | None:
+    """Return the line of the `index`-th `[table]` or `[[table]]` header."""
+    seen = -1
+    for number, line in enumerate(text.split("\n"), first_line):
+        stripped = line.strip()
+        header = _TABLE_HEADER.fullmatch(stripped)
+        if header and header.group(1).replace(" ", "") == table:
+            seen += 1
+            if seen == index:
+                return number
+    return None
