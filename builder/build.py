@@ -18,11 +18,12 @@ from builder.catalogs import load_translations
 from builder.content import load_lessons
 from builder.errors import Problem, UserError
 from builder.figures import KINDS
-from builder.i18n import CATALOG_NAME, TEMPLATE_NAME, SiteConfig, load_site_config
+from builder.i18n import CATALOG_NAME, TEMPLATE_NAME, SiteConfig, load_site_config, read_catalog
 from builder.markdown import LessonRenderer
 from builder.output import Staging
 from builder.pages import make_environment
 from builder.scenarios import Scenario, load_scenarios
+from builder.terminology import GLOSSARY_NAME, Glossary, check_catalog, load_glossary
 from builder.translation import state_of
 
 
@@ -39,6 +40,7 @@ class Inputs:
     translations: dict  # {lang: gettext translations}
     env: object  # the Jinja environment
     renderer: LessonRenderer
+    glossary: Glossary = field(default_factory=Glossary)  # the terms, for the terminology check and line breaks
     warnings: list[Problem] = field(default_factory=list)
     memo: dict = field(default_factory=dict)  # figure parts computed once per scenario and locale
 
@@ -132,10 +134,28 @@ def gather(content: Path, templates: Path, workspace: Workspace | None = None) -
     translations, problems = dict(translations), problems + found
     for lang in config.languages:  # keep rendering with untranslated strings so later checks still run
         translations.setdefault(lang.code, gettext.NullTranslations())
+    codes = [lang.code for lang in config.languages]
+    glossary, found = remember(content / GLOSSARY_NAME, lambda: load_glossary(content, codes), tuple(codes))
+    problems += found
     env = workspace.environment(templates)
-    inputs = Inputs(content, templates, config, scenarios, lessons, translations, env, workspace.renderer)
+    inputs = Inputs(content, templates, config, scenarios, lessons, translations, env, workspace.renderer, glossary)
     inputs.warnings += outdated_translations(lessons, config.source_language)
+    inputs.warnings += catalog_terminology(content, config, glossary, remember)
     return inputs, problems
+
+
+def catalog_terminology(content: Path, config: SiteConfig, glossary: Glossary, remember) -> list[Problem]:
+    """Warn about the glossary's avoided variants in each language's catalog (a catalog that does not
+    load is reported by load_translations)."""
+    warnings = []
+    for lang in config.languages:
+        path = content / lang.code / CATALOG_NAME
+        try:
+            catalog = remember(path, lambda: read_catalog(path, lang.locale), lang.locale)
+        except UserError:
+            continue
+        warnings += check_catalog(glossary, lang.code, path, catalog)
+    return warnings
 
 
 def _read_or_none(path: Path) -> bytes | None:
@@ -171,6 +191,7 @@ def render_checked(content: Path, templates: Path, base_url: str | None = None, 
         watch.lap("render")
     problems += checks.check_parity(inputs.lessons, rendering.outlines, inputs.config.source_language)
     problems += rendering.problems
+    inputs.warnings += rendering.warnings
     if problems:
         raise UserError(list(dict.fromkeys(problems)))  # each problem once, in the order found
     return inputs, rendering.files

@@ -208,7 +208,11 @@ def catalog_counts(catalog: Catalog, template: Catalog) -> dict[str, int]:
 
 @lru_cache(maxsize=None)
 def _display_name(locale: str, in_locale: str) -> str:
-    return Locale.parse(locale).get_display_name(in_locale)  # every page's switcher names every language
+    """The name of `locale` read in `in_locale`. CLDR's own name for the whole tag comes first
+    ("简体中文", "簡体中国語"): that is what a language calls itself in a menu. Babel's composed form
+    ("中文 (简体)") is only the fallback for tags CLDR does not name."""
+    parsed, reader = Locale.parse(locale), Locale.parse(in_locale)
+    return reader.languages.get(str(parsed)) or parsed.get_display_name(reader)  # every switcher names every language
 
 
 def format_number(value: float, locale: str, decimals: int = 1) -> str:

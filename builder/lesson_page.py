@@ -15,6 +15,7 @@ from builder.markdown import Outline
 from builder.pages import json_for_script, render_page
 from builder.references import TraceValues
 from builder.scenarios import to_json
+from builder.terminology import check_lesson
 from builder.translation import state_of
 
 ID_ATTRIBUTE = re.compile(r'id="([^"]+)"')
@@ -42,10 +43,11 @@ class Page:
 
 @dataclass
 class Unit:
-    """One slug's pages in every language, and its lessons' outlines."""
+    """One slug's pages in every language, its lessons' outlines, and the warnings about their wording."""
 
     pages: dict[str, Page]
     outlines: dict[tuple[str, str], Outline]
+    warnings: list[Problem] = field(default_factory=list)
 
     def files(self, slug: str) -> dict[str, bytes]:
         return {f"{lang}/{slug}.html": page.html for lang, page in self.pages.items() if page.html is not None}
@@ -95,7 +97,11 @@ def render_unit(inputs, plan: Plan, slug: str) -> Unit:
     for lang in languages:
         own = lessons[lang.code].get(slug)
         if own is not None:
-            unit.outlines[(lang.code, slug)] = inputs.renderer.parse(own.body, own.path, own.body_line).outline()
+            parsed = inputs.renderer.parse(own.body, own.path, own.body_line)
+            unit.outlines[(lang.code, slug)] = parsed.outline()
+            unit.warnings += check_lesson(inputs.glossary, lang.code, own.path,
+                                          {key: meta_line(own.text, key) for key in ("title", "summary")},
+                                          own.meta, parsed.tokens)
     for lang in languages:
         listed = plan.listed[lang.code]
         index = plan.position[lang.code][slug]
@@ -155,7 +161,8 @@ def render_lesson(inputs, lesson: Lesson, lang: Language, translations, page: di
         data = remembered(inputs, ("data", lang.code, tuple(lesson.figures), tuple(lesson.walkthrough)), scenarios,
                           lambda: json_for_script(to_json(page_data(translations, lang, scenarios, lesson.walkthrough,
                                                                     views))))
-    rendered = inputs.renderer.render(lesson.body, lesson.path, lesson.body_line, resolve, figures, shown_lang.code)
+    units = inputs.glossary.units(shown_lang.code)  # headings never break inside a term
+    rendered = inputs.renderer.render(lesson.body, lesson.path, lesson.body_line, resolve, figures, shown_lang.code, units)
     placed = [name for name, _ in rendered.parsed.placed]
     for name, line in rendered.parsed.placed:
         if name and name not in lesson.figures or not name and len(lesson.figures) != 1:
@@ -175,7 +182,8 @@ def render_lesson(inputs, lesson: Lesson, lang: Language, translations, page: di
         raise UserError(rendered.problems)
     toc = [{"level": level, "id": anchor, "text": text} for level, anchor, text, _ in rendered.parsed.sections if level == 2]
     html = render_page(inputs.env, "lesson.html", translations, inputs.templates, **page,
-                       lesson=lesson, body=rendered.html, toc=toc, figure=bool(lesson.figures), page_data=data)
+                       lesson=lesson, body=rendered.html, toc=toc, figure=bool(lesson.figures), page_data=data,
+                       phrase_units={code: inputs.glossary.units(code) for code in {lang.code, shown_lang.code}})
     check_ids(html, lesson, rendered)
     return html
 

@@ -7,6 +7,8 @@ What lesson Markdown may contain, beyond CommonMark:
   (required on every `##` and `###`, so switching language keeps `#section`);
 - trace values: `{{on:b1.attention.delta}}` prints a figure from the engine's trace (see figures.py);
   numbers with a decimal point must not be typed into prose, so every figure comes from the trace;
+- alias notes: `[FFN]{alias}` prints `FFN` and marks it as the one place a lesson introduces a variant the
+  glossary asks to avoid, so the terminology check (builder/terminology.py) passes over it;
 - containers: `::: diagram Caption` … `:::` (a captioned, scrollable figure around a preformatted
   diagram), `::: walkthrough` … `:::` (the ordered list of walkthrough steps), and
   `::: interactive NAME` `:::` (where the lesson's figure NAME goes; a bare `::: interactive` places its
@@ -40,6 +42,7 @@ from builder.typesetting import phrase_breaks
 # Pygments and latex2mathml are imported on first use: a build without code or math skips them.
 
 HEADING_ID = re.compile(r"\{#([a-z][a-z0-9-]*)\}")
+ALIAS_NOTE = re.compile(r"\[([^\[\]\n]+)\]\{alias\}")
 ESCAPED_DELIMITER = re.compile(r"\\[*_]")  # `\*\*` is meant to be seen
 LITERAL_DECIMAL = re.compile(r"(?<![\w.])[−-]?\d+\.\d+")
 CONTAINERS = ("diagram", "walkthrough", "interactive")
@@ -201,6 +204,20 @@ def _trace_ref_rule(state, silent):
     return True
 
 
+def _alias_note_rule(state, silent):
+    """Inline rule: `[word]{alias}` → a term_alias token (shown as the word, exempt from the terminology check)."""
+    if state.src[state.pos] != "[":
+        return False
+    match = ALIAS_NOTE.match(state.src, state.pos)
+    if not match:
+        return False
+    if not silent:
+        token = state.push("term_alias", "", 0)
+        token.content = match.group(1)
+    state.pos = match.end()
+    return True
+
+
 def make_markdown() -> MarkdownIt:
     """Return the one markdown-it instance every lesson renders with."""
     md = MarkdownIt("commonmark", {"html": False, "highlight": _highlight}).enable("table")
@@ -209,6 +226,7 @@ def make_markdown() -> MarkdownIt:
     for name in CONTAINERS:
         md.use(container_plugin, name=name, validate=lambda params, *a, n=name: params.strip().split(" ", 1)[0] == n)
     md.inline.ruler.before("escape", "trace_ref", _trace_ref_rule)
+    md.inline.ruler.before("link", "term_alias", _alias_note_rule)
     return md
 
 
@@ -219,7 +237,7 @@ class LessonRenderer:
         self.md = make_markdown()
         # markdown-it binds each rule to its renderer; wrap ours so they keep `self`.
         rules = {"trace_ref": self._render_ref, "heading_open": self._open_heading, "heading_close": self._close_heading,
-                 "text": self._render_text}
+                 "text": self._render_text, "term_alias": self._render_text}
         for name in CONTAINERS:
             rules[f"container_{name}_open"] = getattr(self, f"_open_{name}")
             rules[f"container_{name}_close"] = getattr(self, f"_close_{name}")
@@ -243,13 +261,14 @@ class LessonRenderer:
         return parsed
 
     def render(self, body: str, path: Path, first_line: int, resolve, figures: dict[str, str] | None = None,
-               lang: str = "") -> Rendered:
-        """Render `body` (whose first line is line `first_line` of `path`)."""
+               lang: str = "", units: tuple[str, ...] = ()) -> Rendered:
+        """Render `body` (whose first line is line `first_line` of `path`); headings never break inside
+        one of `units` (the glossary's terms)."""
         parsed = self.parse(body, path, first_line)
         out = Rendered(html="", parsed=parsed, problems=list(parsed.problems))
         if not parsed.tokens:
             return out
-        env = {"resolve": resolve, "out": out, "path": path, "figures": figures or {}, "lang": lang}
+        env = {"resolve": resolve, "out": out, "path": path, "figures": figures or {}, "lang": lang, "units": units}
         try:
             out.html = self.md.renderer.render(parsed.tokens, self.md.options, env)
         except Exception as err:  # most often invalid LaTeX inside $...$
@@ -353,7 +372,7 @@ class LessonRenderer:
     def _render_text(self, tokens, idx, options, env):
         # Headings break between phrases only (builder/typesetting.py); other text as markdown-it would.
         if env.get("in_heading"):
-            return phrase_breaks(tokens[idx].content, env.get("lang", ""))
+            return phrase_breaks(tokens[idx].content, env.get("lang", ""), env.get("units", ()))
         return escapeHtml(tokens[idx].content)
 
     def _open_diagram(self, tokens, idx, options, env):

@@ -33,8 +33,14 @@ def make_environment(templates: Path) -> jinja2.Environment:
         keep_trailing_newline=True,
     )
     env.filters["json_script"] = json_for_script
-    env.filters["phrases"] = lambda text, lang: jinja2.utils.markupsafe.Markup(phrase_breaks(str(text), lang))
+    env.filters["phrases"] = _phrases
     return env
+
+
+def _phrases(text, lang: str, units: dict | None = None):
+    """`{{ title | phrases(lang, phrase_units) }}`: break only between phrases, never inside one of the
+    terms `units` names for that language (the glossary's)."""
+    return jinja2.utils.markupsafe.Markup(phrase_breaks(str(text), lang, tuple((units or {}).get(lang, ()))))
 
 
 class _QuietBytecodeCache(jinja2.FileSystemBytecodeCache):

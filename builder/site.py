@@ -4,7 +4,7 @@ sitemap, and the assets. Every internal link is relative and names a file.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from builder import publish
 from builder.content import all_slugs
@@ -18,11 +18,13 @@ from builder.workers import render_units
 
 @dataclass
 class Rendering:
-    """Every file of the site (or of a partial rebuild), the problems found, and each lesson's outline."""
+    """Every file of the site (or of a partial rebuild), the problems found, each lesson's outline, and
+    the warnings about the lessons' wording (the terminology check)."""
 
     files: dict[str, bytes]
     problems: list[Problem]
     outlines: dict[tuple[str, str], Outline]  # (lang, slug) → what the parity check compares
+    warnings: list[Problem] = field(default_factory=list)
 
 
 def render_site(inputs, base_url: str | None, only: set[str] | None = None,
@@ -69,6 +71,7 @@ def render_site(inputs, base_url: str | None, only: set[str] | None = None,
         sitemap.append((f"{lang.code}/index.html", [(o.html_lang, f"{o.code}/index.html") for o in languages]))
     for result in results.values():
         out.outlines.update(result.outlines)
+        out.warnings += result.warnings
 
     first = language(languages, source_lang)  # the entry and 404 pages speak the source language
     choices = []

@@ -46,6 +46,9 @@ COMMON_LABELS = {
     "depth": N_("Depth (blocks)"),
     "scenario": N_("Example sentence"),
     "controls": N_("Chart controls"),
+    # Translators: a control's label before its setting ("Residual connection: on"). The punctuation is
+    # yours: Chinese and Japanese write a full-width colon and no space, "%(label)s："
+    "control_label": N_("%(label)s: "),
 }
 
 

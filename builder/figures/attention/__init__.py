@@ -20,6 +20,9 @@ LABELS = {
     "grid_caption": N_("Attention weights in block %(n)s, “%(scenario)s”, residual %(residual)s."),
     "looks": N_("Looks"),
     "at": N_("at"),
+    # Translators: the grid's corner cell, over the row labels (the words that look) and beside the
+    # column labels (the words looked at)
+    "corner": N_("%(looks)s \\ %(at)s"),
     "summary": N_("In block %(n)s, “%(token)s” gives the most attention to “%(top)s” (%(weight)s)."),
 }
 
@@ -37,7 +40,7 @@ def views(ctx: FigureContext) -> dict[str, dict]:
                 summary = ctx.t("summary", n=block, token=scenario.tokens[t], top=scenario.tokens[top],
                                 weight=ctx.num(weights[t][top]))
                 grid = {"caption": ctx.t("grid_caption", n=block, scenario=ctx.title(scenario), residual=ctx.on_off(residual)),
-                        "corner": ctx.t("looks") + " \\ " + ctx.t("at"), "tokens": list(scenario.tokens), "tracked": t,
+                        "corner": ctx.t("corner", looks=ctx.t("looks"), at=ctx.t("at")), "tokens": list(scenario.tokens), "tracked": t,
                         "cells": [[[ctx.num(w), round(float(w), 3)] for w in row] for row in weights],
                         "top": [int(np.argmax(row)) for row in weights]}
                 state = {"scenario": scenario.name, "residual": residual, "block": block}
