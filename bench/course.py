@@ -124,6 +124,7 @@ def write_ours(folder: Path, count: int) -> Path:
     for name in ("site.toml", "glossary.toml", "messages.pot"):
         shutil.copy2(real / name, content / name)
     shutil.copytree(real / "scenarios", content / "scenarios")
+    shutil.copytree(real / "models", content / "models")
     for lang in LANGUAGES:
         (content / lang).mkdir()
         shutil.copy2(real / lang / "messages.po", content / lang / "messages.po")
@@ -132,8 +133,8 @@ def write_ours(folder: Path, count: int) -> Path:
         (content / lang / f"{slug}.md").write_text(text, encoding="utf-8")
     # The translations are current: record it as a translator would, so the build prints no warnings.
     sys.path.insert(0, str(ROOT))
-    from builder.translation import mark_current
-    mark_current(content, "ja", [])
+    from builder.status import mark_current
+    mark_current(content, ROOT / "templates", "ja", [], every=True, force=True)
     return content
 
 

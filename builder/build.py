@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from builder import checks, publish, site
-from builder.catalogs import load_translations
+from builder.catalogs import load_translations, template_version
 from builder.content import load_lessons
 from builder.errors import Problem, UserError
 from builder.figures import KINDS
@@ -24,7 +24,7 @@ from builder.output import Staging
 from builder.pages import make_environment
 from builder.scenarios import Scenario, load_scenarios
 from builder.terminology import GLOSSARY_NAME, Glossary, check_catalog, load_glossary
-from builder.translation import state_of
+from builder.translation import outdated_warning, state_of
 
 
 
@@ -128,10 +128,12 @@ def gather(content: Path, templates: Path, workspace: Workspace | None = None) -
     on_disk = {path.stem for path in (content / "scenarios").glob("*.toml")}
     lessons, found = load_lessons(content, config, on_disk, remember, figures=set(KINDS))
     problems += found
-    translations, found = remember(content / TEMPLATE_NAME, lambda: load_translations(content, config),
-                                   lambda: (config.languages, *(_read_or_none(content / lang.code / CATALOG_NAME)
-                                                                for lang in config.languages)))
-    translations, problems = dict(translations), problems + found
+    translations, found = remember(content / TEMPLATE_NAME, lambda: load_translations(content, config, templates),
+                                   lambda: (config.languages, template_version(content, templates),
+                                            *(_read_or_none(content / lang.code / CATALOG_NAME) for lang in config.languages)))
+    translations = dict(translations)
+    problems += [p for p in found if p.severity == "error"]
+    warnings = [p for p in found if p.severity != "error"]  # untranslated UI strings show in English
     for lang in config.languages:  # keep rendering with untranslated strings so later checks still run
         translations.setdefault(lang.code, gettext.NullTranslations())
     codes = [lang.code for lang in config.languages]
@@ -139,6 +141,8 @@ def gather(content: Path, templates: Path, workspace: Workspace | None = None) -
     problems += found
     env = workspace.environment(templates)
     inputs = Inputs(content, templates, config, scenarios, lessons, translations, env, workspace.renderer, glossary)
+    inputs.warnings += warnings
+    inputs.warnings += [warning for scenario in scenarios.values() for warning in scenario.warnings]
     inputs.warnings += outdated_translations(lessons, config.source_language)
     inputs.warnings += catalog_terminology(content, config, glossary, remember)
     return inputs, problems
@@ -166,17 +170,25 @@ def _read_or_none(path: Path) -> bytes | None:
 
 
 def outdated_translations(lessons: dict, source_language: str) -> list[Problem]:
-    """Warn about translations whose source changed since they were marked current (they still build)."""
+    """Warn about translations whose source changed since they were marked current, or that were never
+    marked: they are built as they are, with a notice on the page."""
     warnings = []
     for lang, by_slug in lessons.items():
         if lang == source_language:
             continue
         for slug, lesson in by_slug.items():
             state = state_of(lesson, lessons[source_language].get(slug))
-            if state.status == "outdated":
-                warnings.append(Problem(lesson.path, None, f"translation is {state.describe()}; update it, then run "
-                                                           f"`python -m builder mark-current {lang} {slug}`", "warning"))
+            if state.status in ("outdated", "unmarked"):
+                warnings.append(outdated_warning(lesson, state))
     return warnings
+
+
+def check_rendering(inputs: Inputs, rendering) -> list[Problem]:
+    """The problems a rendering found, with the checks across languages: return the errors, and add
+    the warnings (an outdated translation's differences from its source) to the inputs' warnings."""
+    found = checks.check_parity(inputs.lessons, rendering.outlines, inputs.config.source_language) + rendering.problems
+    inputs.warnings += [p for p in found if p.severity != "error"] + rendering.warnings
+    return [p for p in found if p.severity == "error"]
 
 
 def render_checked(content: Path, templates: Path, base_url: str | None = None, offline_link: bool = False,
@@ -189,11 +201,9 @@ def render_checked(content: Path, templates: Path, base_url: str | None = None, 
         watch.lap("gather")
         rendering = site.render_site(inputs, base_url, offline_link=offline_link, jobs=jobs, on_pages=on_pages)
         watch.lap("render")
-    problems += checks.check_parity(inputs.lessons, rendering.outlines, inputs.config.source_language)
-    problems += rendering.problems
-    inputs.warnings += rendering.warnings
-    if problems:
-        raise UserError(list(dict.fromkeys(problems)))  # each problem once, in the order found
+    problems += check_rendering(inputs, rendering)
+    if problems:  # each problem once, in the order found, then the warnings
+        raise UserError(list(dict.fromkeys(problems)) + list(dict.fromkeys(inputs.warnings)))
     return inputs, rendering.files
 
 
@@ -210,21 +220,35 @@ def _without_cycle_collection():
             gc.enable()
 
 
-def check(content: Path, templates: Path, jobs: int = 1) -> list[Problem]:
-    """Run every check a build runs, writing nothing; return the warnings."""
+class StrictWarnings(UserError):
+    """Warnings under --strict: reported like problems, and the command fails."""
+
+
+def _strict(warnings: list[Problem]) -> None:
+    if warnings:
+        raise StrictWarnings(warnings)
+
+
+def check(content: Path, templates: Path, jobs: int = 1, strict: bool = False) -> list[Problem]:
+    """Run every check a build runs, writing nothing; return the warnings (with `strict`, raise them)."""
     inputs, _ = render_checked(content, templates, jobs=jobs)
+    if strict:
+        _strict(inputs.warnings)
     return inputs.warnings
 
 
 def build(content: Path, out: Path, templates: Path, base_url: str | None = None, make_zip: bool = False,
-          jobs: int = 1) -> Summary:
+          jobs: int = 1, strict: bool = False) -> Summary:
     """Check everything and render the site, writing pages into a staging folder as they are ready;
-    swap it into `out` in one step only when the whole site built without a problem."""
+    swap it into `out` in one step only when the whole site built without a problem (and, with
+    `strict`, without a warning)."""
     started = time.perf_counter()
     watch = Stopwatch()
     with Staging(out) as staging:
         inputs, files = render_checked(content, templates, base_url, offline_link=make_zip, jobs=jobs, watch=watch,
                                        on_pages=staging.write)
+        if strict:
+            _strict(inputs.warnings)
         if make_zip:
             # The archive's own pages must not link to an archive they do not contain. Rendered in
             # this process: forking now, with the staging folder's writer threads alive, is not safe.
@@ -236,3 +260,19 @@ def build(content: Path, out: Path, templates: Path, base_url: str | None = None
     pages = {lang.code: sum(1 for p in files if p.startswith(f"{lang.code}/") and p.endswith(".html"))
              for lang in inputs.config.languages}
     return Summary(out, pages, inputs.warnings, time.perf_counter() - started, watch.stages)
+
+
+def for_language(problems: list[Problem], content: Path, lang: str) -> tuple[list[Problem], list[Problem]]:
+    """Split problems into those a translator of `lang` deals with (their language's files, and the
+    files every language shares: scenarios, models, templates, site.toml) and those of other languages."""
+    config = load_site_config(content)
+    if lang not in [language.code for language in config.languages]:
+        raise UserError(Problem("--lang", None, f"unknown language {lang!r} (declared in site.toml: "
+                                                f"{', '.join(language.code for language in config.languages)})"))
+    others = [(content / language.code).absolute() for language in config.languages if language.code != lang]
+    shown, hidden = [], []
+    for problem in problems:
+        path = Path(problem.path).absolute() if str(problem.path) else None
+        elsewhere = path is not None and any(path == folder or folder in path.parents for folder in others)
+        (hidden if elsewhere else shown).append(problem)
+    return shown, hidden

@@ -25,8 +25,7 @@ KEYWORDS = {"_": None, "N_": None, "gettext": None, "ngettext": (1, 2), "pgettex
 
 
 def extract_scenarios(fileobj, keywords, comment_tags, options):
-    """Babel extractor: a scenario's title, as `pgettext("scenario", title)`, and its dimension keys, as
-    `pgettext("dimension", key)`."""
+    """Babel extractor: a scenario's title, as `pgettext("scenario", title)`."""
     text = fileobj.read().decode("utf-8", errors="replace")
     try:
         data = tomllib.loads(text)
@@ -36,8 +35,17 @@ def extract_scenarios(fileobj, keywords, comment_tags, options):
     if isinstance(title, str) and title:
         line = next((n for n, row in enumerate(text.splitlines(), 1) if row.startswith("title")), 1)
         yield line, "pgettext", ("scenario", title), ["The title of an example sentence (its words stay English)"]
+
+
+def extract_models(fileobj, keywords, comment_tags, options):
+    """Babel extractor: a model's dimension keys, as `pgettext("dimension", key)`."""
+    text = fileobj.read().decode("utf-8", errors="replace")
+    try:
+        data = tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, RecursionError, ValueError):
+        return
     dimensions = data.get("dimensions")
-    # A malformed scenario is reported by the build; extraction takes what is usable.
+    # A malformed model is reported by the build; extraction takes what is usable.
     for key in dimensions if isinstance(dimensions, list) else []:
         if not isinstance(key, str):
             continue
@@ -45,18 +53,34 @@ def extract_scenarios(fileobj, keywords, comment_tags, options):
         yield line, "pgettext", ("dimension", key), ["A dimension of the example vectors (a label for this example only)"]
 
 
-def extract_template(content: Path, templates: Path) -> Catalog:
-    """Extract every translatable string from the templates and the scenarios."""
-    template = Catalog(project=PROJECT, charset="utf-8", fuzzy=False)
-    sources = [
-        (templates, [("**.html", "jinja2"), ("**.xml", "jinja2")], {"**.html": {"extensions": "jinja2.ext.i18n"},
-                                                                  "**.xml": {"extensions": "jinja2.ext.i18n"}}),
+def _sources(content: Path, templates: Path) -> list[tuple[Path, list, dict]]:
+    """Where translatable strings come from: (folder, Babel method map, options map)."""
+    jinja = {"extensions": "jinja2.ext.i18n"}
+    return [
+        (templates, [("**.html", "jinja2"), ("**.xml", "jinja2")], {"**.html": jinja, "**.xml": jinja}),
         (content / "scenarios", [("*.toml", "builder.catalogs:extract_scenarios")], {}),
+        (content / "models", [("*.toml", "builder.catalogs:extract_models")], {}),
         (Path(__file__).parent, [("site.py", "python")], {}),  # the entry page's per-language strings
         (Path(__file__).parent / "figures", [("**.py", "python"), ("**.html", "jinja2")],  # the figure kinds' labels
-         {"**.html": {"extensions": "jinja2.ext.i18n"}}),
+         {"**.html": jinja}),
     ]
-    for folder, method_map, options_map in sources:
+
+
+def source_files(content: Path, templates: Path) -> list[Path]:
+    """Every file strings are extracted from (to tell when an extraction is out of date)."""
+    files = []
+    for folder, method_map, _ in _sources(content, templates):
+        for pattern, _ in method_map:
+            files += folder.glob(pattern.replace("**.", "**/*.")) if "**" in pattern else folder.glob(pattern)
+    return sorted(set(files))
+
+
+def extract_template(content: Path, templates: Path) -> Catalog:
+    """Extract every translatable string from the templates, the figure kinds, the scenarios and the models."""
+    template = Catalog(project=PROJECT, charset="utf-8", fuzzy=False)
+    for folder, method_map, options_map in _sources(content, templates):
+        if not folder.is_dir():
+            continue
         for filename, lineno, message, comments, context in extract_from_dir(
             str(folder), method_map=method_map, options_map=options_map, keywords=KEYWORDS,
             comment_tags=("Translators:",), strip_comment_tags=True,
@@ -66,15 +90,50 @@ def extract_template(content: Path, templates: Path) -> Catalog:
     return template
 
 
+_extracted: dict[tuple, tuple[int, Catalog]] = {}
+_serial = iter(range(1, 1 << 62))
+
+
+def current_template(content: Path, templates: Path) -> Catalog:
+    """The strings the site needs now, extracted in memory (what `catalog` would write into
+    messages.pot); extracted again only when a file it comes from changed."""
+    return _current(content, templates)[1]
+
+
+def template_version(content: Path, templates: Path) -> int:
+    """A number that changes whenever current_template() would give another extraction."""
+    return _current(content, templates)[0]
+
+
+def _current(content: Path, templates: Path) -> tuple[int, Catalog]:
+    files = source_files(content, templates)
+    key = (str(content.resolve()), str(templates.resolve()), tuple((str(f), _bytes(f)) for f in files))
+    if key not in _extracted:
+        _extracted.clear()  # one project at a time: the preview's, or a test's
+        _extracted[key] = (next(_serial), extract_template(content, templates))
+    return _extracted[key]
+
+
+def _bytes(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+def _keys(catalog: Catalog) -> set[tuple]:
+    return {(m.context, m.id if isinstance(m.id, str) else tuple(m.id)) for m in catalog if m.id}
+
+
 def update_catalogs(content: Path, templates: Path) -> list[str]:
     """Write content/messages.pot, then update (or create) every language's messages.po."""
     config = load_site_config(content)
-    _, problems = load_scenarios(content / "scenarios")  # their dimension names become messages
+    _, problems = load_scenarios(content / "scenarios")  # their titles and models' dimensions become messages
     if problems:
         raise UserError(problems)
     template = extract_template(content, templates)
-    _write(content / TEMPLATE_NAME, template)
-    lines = [f"{content / TEMPLATE_NAME}: {len(template)} messages"]
+    changed = _write(content / TEMPLATE_NAME, template)
+    lines = [f"{content / TEMPLATE_NAME}: {len(template)} messages{'' if changed else ', unchanged'}"]
     for lang in config.languages:
         path = content / lang.code / CATALOG_NAME
         if path.exists():
@@ -85,34 +144,52 @@ def update_catalogs(content: Path, templates: Path) -> list[str]:
             catalog = Catalog(locale=lang.locale, project=PROJECT, charset="utf-8")
             catalog.update(template)
             action = "created"
-        _write(path, catalog, ignore_obsolete=False)
+        if not _write(path, catalog, ignore_obsolete=False):
+            action = "unchanged"
         counts = {"untranslated": sum(1 for m in catalog if m.id and not m.string),
                   "fuzzy": sum(1 for m in catalog if m.id and m.fuzzy)}
         lines.append(f"{path}: {action}; {counts['untranslated']} untranslated, {counts['fuzzy']} fuzzy")
     return lines
 
 
-def _write(path: Path, catalog: Catalog, ignore_obsolete: bool = True) -> None:
+def _write(path: Path, catalog: Catalog, ignore_obsolete: bool = True) -> bool:
+    """Write a catalog (no dates, no line numbers: catalogs stay stable in version control across runs),
+    with `#| msgid` giving a fuzzy entry's previous source; return whether the file changed."""
+    for message in catalog:
+        if not message.fuzzy:
+            message.previous_id = []  # reviewed: the old source has served its purpose
     buffer = io.BytesIO()
-    # No dates or line numbers: catalogs stay stable in version control across runs.
     catalog.creation_date = catalog.revision_date = None
     write_po(buffer, catalog, width=100, omit_header=False, sort_output=True, include_lineno=False,
-             ignore_obsolete=ignore_obsolete)
+             ignore_obsolete=ignore_obsolete, include_previous=True)
     text = "\n".join(line for line in buffer.getvalue().decode("utf-8").splitlines()
-                     if not line.startswith(('"POT-Creation-Date', '"PO-Revision-Date', '"Generated-By')))
+                     if not line.startswith(('"POT-Creation-Date', '"PO-Revision-Date', '"Generated-By'))) + "\n"
+    if path.is_file() and _bytes(path) == text.encode("utf-8"):
+        return False
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text + "\n", encoding="utf-8")
+    path.write_text(text, encoding="utf-8")
+    return True
 
 
-def load_translations(content: Path, config: SiteConfig | None = None):
-    """Read, check and compile every language's catalog: ({lang: Translations}, problems)."""
+def load_translations(content: Path, config: SiteConfig | None = None, templates: Path | None = None):
+    """Read, check and compile every language's catalog against the strings the site needs now
+    (extracted in memory, so a new template string, figure label or scenario title is reported
+    without running `catalog` first): ({lang: Translations}, problems and warnings)."""
     config = config or load_site_config(content)
     problems: list[Problem] = []
     translations = {}
+    template = current_template(content, templates or Path("templates"))
+    stored_path = content / TEMPLATE_NAME
     try:
-        template = read_catalog(content / TEMPLATE_NAME)
-    except UserError as err:
-        return {}, err.problems
+        stored = _keys(read_catalog(stored_path))
+    except UserError:
+        stored = None
+    needed = _keys(template)
+    if stored != needed:
+        detail = ("missing" if stored is None else
+                  f"{len(needed - stored)} new, {len(stored - needed)} no longer used")
+        problems.append(Problem(stored_path, None, f"out of date with the templates and scenarios ({detail}): "
+                                                   "run `python -m builder catalog`", "warning"))
     for lang in config.languages:
         path = content / lang.code / CATALOG_NAME
         try:

@@ -44,6 +44,9 @@ def _parser() -> argparse.ArgumentParser:
                             "a missing page in a sub-folder (GitHub Pages does); every other page works without it")
     build.add_argument("--zip", action="store_true",
                        help="also write <out>/offline.zip, the whole site for reading offline")
+    build.add_argument("--strict", action="store_true",
+                       help="fail on warnings too (an outdated translation, an untranslated UI string, a doubtful "
+                            "vector), writing nothing")
     build.add_argument("-q", "--quiet", action="store_true", help="print nothing but problems")
     build.add_argument("--timings", action="store_true", help="also print how long each stage took")
     build.add_argument("-j", "--jobs", type=whole_number(0, " (one per CPU)"), default=0, metavar="N",
@@ -53,17 +56,34 @@ def _parser() -> argparse.ArgumentParser:
                            description="Validate lessons, front matter, scenarios, catalogs, templates, figures and "
                                        "language parity. Prints one `path:line: message` per problem; exit 1 if any.")
     common(check)
+    check.add_argument("--strict", action="store_true", help="fail on warnings too")
+    check.add_argument("--lang", metavar="LANG", help="report only what concerns this language (and the files every "
+                                                      "language shares), e.g. ja")
 
-    status = sub.add_parser("status", help="translation status of every lesson and catalog")
+    status = sub.add_parser("status", help="translation status of every lesson and catalog",
+                            description="Which translations are current, outdated (with where their source changed), "
+                                        "never marked or missing; each language's progress; catalog counts. With "
+                                        "--diff LANG, the text that changed in the sources of that language's "
+                                        "translations since they were marked current.")
     common(status)
     status.add_argument("--json", action="store_true", help="machine-readable output")
-    status.add_argument("--strict", action="store_true", help="exit 1 when a translation is outdated or missing")
+    status.add_argument("--strict", action="store_true",
+                        help="exit 1 when a translation is outdated, never marked or missing, or a UI string is not translated")
+    status.add_argument("--lang", metavar="LANG", help="only this language, e.g. ja")
+    status.add_argument("--diff", metavar="LANG", help="show what changed in the source of LANG's translations "
+                                                       "(of the lessons named after it, or all)")
+    status.add_argument("slugs", nargs="*", metavar="SLUG", help="with --diff: the lessons to show")
 
     mark = sub.add_parser("mark-current", help="record that a translation is up to date with its source",
-                          description="Write the source lesson's fingerprint into the translation's front matter.")
+                          description="Check the translation as `check` would (its sections, figures and trace "
+                                      "values against the source), then write the source's fingerprint into its "
+                                      "front matter and keep a copy of the source in <lang>/translated-from/ for "
+                                      "`status --diff`.")
     common(mark)
     mark.add_argument("lang", help="language of the translation, e.g. ja")
-    mark.add_argument("slugs", nargs="*", metavar="SLUG", help="lessons to mark (default: all of that language)")
+    mark.add_argument("slugs", nargs="*", metavar="SLUG", help="lessons to mark")
+    mark.add_argument("--all", action="store_true", dest="every", help="mark every lesson of that language")
+    mark.add_argument("--force", action="store_true", help="mark even if the translation fails the checks")
 
     catalog = sub.add_parser("catalog", help="extract UI strings and update every language's catalog",
                              description="Extract translatable strings from the templates and scenarios into "
@@ -134,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
             from builder.build import build
             imported = time.perf_counter() - started
             summary = build(args.content, args.out, args.templates, base_url=args.base_url, make_zip=args.zip,
-                            jobs=args.jobs or cpus())
+                            jobs=args.jobs or cpus(), strict=args.strict)
             for warning in summary.warnings:
                 print(warning, file=sys.stderr)
             if not args.quiet:
@@ -142,17 +162,15 @@ def main(argv: list[str] | None = None) -> int:
             if args.timings:
                 print(f"timings: imports {imported * 1000:.0f} ms  {summary.describe_stages()}")
         elif args.command == "check":
-            from builder.build import check
-            warnings = check(args.content, args.templates, jobs=cpus())
-            for warning in warnings:
-                print(warning, file=sys.stderr)
-            print("check: no problems" + (f" ({len(warnings)} warnings)" if warnings else ""))
+            return run_check(args)
         elif args.command == "status":
-            from builder.translation import print_status
-            return print_status(args.content, as_json=args.json, strict=args.strict)
+            from builder.status import print_status
+            return print_status(args.content, args.templates, as_json=args.json, strict=args.strict, lang=args.lang,
+                                diff=args.diff, slugs=args.slugs)
         elif args.command == "mark-current":
-            from builder.translation import mark_current
-            for line in mark_current(args.content, args.lang, args.slugs):
+            from builder.status import mark_current
+            for line in mark_current(args.content, args.templates, args.lang, args.slugs, every=args.every,
+                                     force=args.force):
                 print(line)
         elif args.command == "catalog":
             from builder.catalogs import update_catalogs
@@ -164,13 +182,60 @@ def main(argv: list[str] | None = None) -> int:
     except UserError as err:
         for problem in err.problems:
             print(problem, file=sys.stderr)
-        count = len(err.problems)
-        print(f"{args.command}: {count} problem{'s' if count != 1 else ''}, nothing written"
-              if args.command == "build" else f"{args.command}: {count} problem{'s' if count != 1 else ''}",
+        strict = " --strict" if all(p.severity == "warning" for p in err.problems) and err.problems else ""
+        print(f"{args.command}{strict}: {tally(err.problems)}" + (", nothing written" if args.command == "build" else ""),
               file=sys.stderr)
         return err.exit_code
     except KeyboardInterrupt:
         return 130
+    return 0
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def tally(problems) -> str:
+    """`3 problems`, `1 warning`, `2 problems, 1 warning`."""
+    warnings = sum(1 for p in problems if p.severity == "warning")
+    errors = len(problems) - warnings
+    return ", ".join(filter(None, [plural(errors, "problem") if errors or not warnings else "",
+                                   plural(warnings, "warning") if warnings else ""]))
+
+
+def run_check(args) -> int:
+    """`check`: every problem and warning, one line each; with --lang, only those of that language and
+    of the files every language shares."""
+    from builder.build import check, for_language
+
+    lang = args.lang
+    try:
+        warnings = check(args.content, args.templates, jobs=cpus(), strict=args.strict and not lang)
+    except UserError as err:
+        if lang is None:
+            raise
+        shown, hidden = for_language(err.problems, args.content, lang)
+        errors = [p for p in shown if p.severity == "error" or args.strict]
+        if errors:
+            raise UserError(shown) from None
+        warnings = [p for p in shown if p.severity == "warning"]
+        return _report_check(warnings, hidden, lang)
+    if lang is not None:
+        warnings, hidden = for_language(warnings, args.content, lang)
+        if args.strict and warnings:
+            raise UserError(warnings)
+        return _report_check(warnings, hidden, lang)
+    return _report_check(warnings, [], None)
+
+
+def _report_check(warnings, hidden, lang) -> int:
+    for warning in warnings:
+        print(warning, file=sys.stderr)
+    where = f" in {lang}" if lang else ""
+    line = f"check: no problems{where}" + (f", {plural(len(warnings), 'warning')}" if warnings else "")
+    if hidden:
+        line += f" ({tally(hidden)} in other languages not shown)"
+    print(line)
     return 0
 
 

@@ -31,7 +31,7 @@ from builder.steps import STEP_HELP, parse_step
 
 FENCE = "+++"
 SLUG = re.compile(r"[a-z0-9][a-z0-9-]*")
-NON_LESSON_FOLDERS = {"scenarios"}
+NON_LESSON_FOLDERS = {"scenarios", "models"}
 RESERVED_SLUGS = {"index", "404"}  # these names are the lesson list and the not-found page
 KNOWN_KEYS = {"title", "order", "summary", "scenario", "scenarios", "figures", "figure", "walkthrough", "translation"}
 

@@ -150,12 +150,15 @@ def check_catalog(catalog: Catalog, template: Catalog, path: Path) -> list[Probl
             continue
         own = catalog.get(message.id, context=message.context)
         label = f"{message.context}|{message.id}" if message.context else message.id
+        # A message without a translation shows in English (its msgid) until it has one: a warning.
         if own is None:
-            problems.append(Problem(path, None, f"missing message {label!r} (run `python -m builder catalog`)"))
+            problems.append(Problem(path, None, f"missing message {label!r}, shown in English (run "
+                                                "`python -m builder catalog` to add it)", "warning"))
         elif not own.string:
-            problems.append(Problem(path, own.lineno, f"untranslated message {label!r}"))
+            problems.append(Problem(path, own.lineno, f"untranslated message {label!r}, shown in English", "warning"))
         elif own.fuzzy:
-            problems.append(Problem(path, own.lineno, f"fuzzy translation of {label!r}: review it and remove the fuzzy flag"))
+            problems.append(Problem(path, own.lineno, f"fuzzy translation of {label!r}, shown in English until "
+                                                      "reviewed: check it, then remove the `#, fuzzy` line", "warning"))
         else:
             strings = own.string if isinstance(own.string, (list, tuple)) else [own.string]
             want = set(format_markers(message.id if isinstance(message.id, str) else message.id[0])[0])

@@ -15,8 +15,9 @@ from builder.markdown import Outline
 from builder.pages import json_for_script, render_page
 from builder.references import TraceValues
 from builder.scenarios import to_json
+from builder.checks import missing_anchors
 from builder.terminology import check_lesson
-from builder.translation import state_of
+from builder.translation import status_of
 
 ID_ATTRIBUTE = re.compile(r'id="([^"]+)"')
 
@@ -107,7 +108,9 @@ def render_unit(inputs, plan: Plan, slug: str) -> Unit:
         index = plan.position[lang.code][slug]
         lesson, shown = lesson_shown(lessons, lang.code, source_lang, slug)
         available = [other for other in languages if slug in lessons[other.code]]
-        state = state_of(lesson, lessons[source_lang].get(slug)) if lang.code != source_lang else None
+        status = status_of(lesson, lessons[source_lang].get(slug)) if lang.code != source_lang else None
+        anchors, missing = _missing_sections(inputs, unit, lessons, source_lang, lang.code, slug) \
+            if status in ("outdated", "unmarked") else ([], [])
         translations = inputs.translations[lang.code]
         page = context(lang, languages, "../", plan.base, f"{lang.code}/{slug}.html", plan.offline_link)
         root = plan.base or "../"
@@ -115,8 +118,8 @@ def render_unit(inputs, plan: Plan, slug: str) -> Unit:
             switcher=[switch(other, lang, f"../{other.code}/{slug}.html") for other in languages],
             alternates=[{"hreflang": other.html_lang, "href": f"{root}{other.code}/{slug}.html"} for other in available]
             + ([{"hreflang": "x-default", "href": f"{root}{source_lang}/{slug}.html"}] if slug in lessons[source_lang] else []),
-            notice=None if lesson is not None and (state is None or state.status == "current")
-            else ("outdated" if lesson is not None else "untranslated"),
+            notice="untranslated" if lesson is None else status if status in ("outdated", "unmarked") else None,
+            missing_sections=missing,
             notice_href=f"../{shown.lang if lesson is None else source_lang}/{slug}.html",
             notice_lang=language(languages, shown.lang if lesson is None else source_lang),
             content_lang=language(languages, shown.lang),
@@ -124,7 +127,7 @@ def render_unit(inputs, plan: Plan, slug: str) -> Unit:
             next=_neighbour(lessons, listed, index + 1, lang.code, source_lang),
         )
         try:
-            html = render_lesson(inputs, shown, lang, translations, page).encode("utf-8")
+            html = render_lesson(inputs, shown, lang, translations, page, anchors).encode("utf-8")
         except UserError as err:
             unit.pages[lang.code] = Page(None, err.problems, None)
             continue
@@ -133,7 +136,33 @@ def render_unit(inputs, plan: Plan, slug: str) -> Unit:
     return unit
 
 
-def render_lesson(inputs, lesson: Lesson, lang: Language, translations, page: dict) -> str:
+def _missing_sections(inputs, unit: Unit, lessons, source_lang: str, lang: str, slug: str):
+    """For a translation built although it is not current: the source's sections it lacks, as anchors
+    to place (so a reader switching language at `#section` lands where that section would be) and as
+    links for the notice (id, title in the source)."""
+    source = lessons[source_lang].get(slug)
+    a, b = unit.outlines.get((source_lang, slug)), unit.outlines.get((lang, slug))
+    if source is None or a is None or b is None:
+        return [], []
+    anchors = missing_anchors(a, b)
+    titles = {anchor: text for _, anchor, text, _ in inputs.renderer.parse(source.body, source.path, source.body_line).sections}
+    return anchors, [{"id": anchor, "title": titles.get(anchor, anchor)} for anchor, _ in anchors]
+
+
+def place_anchors(html: str, anchors: list[tuple[str, str | None]]) -> str:
+    """Put an empty element with each missing section's id before the section it would precede."""
+    for anchor, before in anchors:
+        mark = f'<span id="{anchor}" class="section-anchor"></span>\n'
+        if f' id="{anchor}"' in html:
+            continue  # the id is taken on this page: never make it twice
+        at = -1 if before is None else next((i for i in (html.find(f'<h2 id="{before}"'), html.find(f'<h3 id="{before}"'))
+                                             if i >= 0), -1)
+        html = html + mark if at < 0 else html[:at] + mark + html[at:]
+    return html
+
+
+def render_lesson(inputs, lesson: Lesson, lang: Language, translations, page: dict,
+                  anchors: list[tuple[str, str | None]] = ()) -> str:
     """Render one lesson page: its figures first, then its body around them, then the page."""
     shown_lang = page["content_lang"]
     scenarios = [inputs.scenarios[name] for name in lesson.scenarios if name in inputs.scenarios]
@@ -181,8 +210,9 @@ def render_lesson(inputs, lesson: Lesson, lang: Language, translations, page: di
     if rendered.problems:
         raise UserError(rendered.problems)
     toc = [{"level": level, "id": anchor, "text": text} for level, anchor, text, _ in rendered.parsed.sections if level == 2]
+    body = place_anchors(rendered.html, list(anchors)) if anchors else rendered.html
     html = render_page(inputs.env, "lesson.html", translations, inputs.templates, **page,
-                       lesson=lesson, body=rendered.html, toc=toc, figure=bool(lesson.figures), page_data=data,
+                       lesson=lesson, body=body, toc=toc, figure=bool(lesson.figures), page_data=data,
                        phrase_units={code: inputs.glossary.units(code) for code in {lang.code, shown_lang.code}})
     check_ids(html, lesson, rendered)
     return html

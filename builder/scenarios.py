@@ -45,29 +45,25 @@ import numpy as np
 
 from builder import engine
 from builder.errors import Problem, UserError
-from builder.sources import key_line, read_toml
-from builder.steps import FIELDS, SUBLAYERS
+from builder.models import D, Model, load_models, matrix
+from builder.sources import key_line, read_toml, table_line
 
 JSON_DECIMALS = 4
-# Limits, so a scenario cannot make pages of hundreds of megabytes or overflow the engine: every page
-# embeds every token's trace (T² attention weights per step), and the numbers stay far from overflow.
+# Limits, so a scenario cannot make pages of hundreds of megabytes: every page embeds every token's
+# trace (T² attention weights per step). The model's own limits keep the numbers far from overflow.
 MAX_TOKENS = 12
-MAX_HIDDEN = 64
 MAX_TOKEN_CHARS = 80
-MAX_MAGNITUDE = 1000.0
-# Words of the trace-reference grammar a dimension may not be named (it would shadow them).
-RESERVED_FIELDS = set(FIELDS) | {"delta", "after", "before", *SUBLAYERS}
 RUN_KEYS = {"pre-on": ("pre", True), "pre-off": ("pre", False), "post-on": ("post", True)}
-WEIGHT_SHAPES = {  # D = 4 model dimensions, H = FFN width (any, from w_1)
-    "w_q": ("D", "D"), "w_k": ("D", "D"), "w_v": ("D", "D"), "w_o": ("D", "D"),
-    "w_1": ("D", "H"), "b_1": ("H",), "w_2": ("H", "D"), "b_2": ("D",),
-}
-D = 4
+KNOWN_KEYS = {"title", "model", "tokens", "tracked", "depth", "residual"}
+HELP = "see AUTHORING.md, 'Adding a scenario'"
+# A hand-chosen vector this many times shorter or longer than the model's vocabulary is far outside
+# what the weights were fitted on: its corrections would be drowned by it, or drown it.
+LENGTH_FACTOR = 3.0
 
 
 @dataclass(frozen=True)
 class Scenario:
-    """A validated scenario: the input tokens, the shared weights and the defaults."""
+    """A validated scenario: the input tokens, the model they run through and the defaults."""
 
     name: str
     path: Path
@@ -75,10 +71,13 @@ class Scenario:
     tokens: list[str]
     x0: np.ndarray  # (T, D)
     tracked: int
-    dimensions: list[str]
+    dimensions: list[str]  # the model's
     depth: int
     residual: bool
-    weights: engine.Weights
+    weights: engine.Weights  # the model's
+    model: str = ""
+    own_vectors: tuple[bool, ...] = ()  # per token: given in the scenario (True) or from the vocabulary
+    warnings: tuple[Problem, ...] = ()
 
     def run(self, norm_position: str, residual: bool) -> engine.Trace:
         """Run the engine to the maximum depth; shallower depths are prefixes."""
@@ -99,75 +98,87 @@ class Scenario:
         return to_json(self.data)
 
 
-def load_scenario(path: Path) -> Scenario:
-    """Read one scenario file, raising a UserError naming the file, line and key on any mistake."""
+def models_folder(scenario_path: Path) -> Path:
+    """content/models/, beside the scenarios' folder."""
+    return scenario_path.parent.parent / "models"
+
+
+def load_scenario(path: Path, models: dict[str, Model] | None = None) -> Scenario:
+    """Read one scenario file, raising a UserError naming the file, line and key on any mistake.
+    `models` are the loaded models by name (default: every model in content/models/, loaded now)."""
     text, data = read_toml(path)
 
     def bad(key, message, section=None, index=0):
-        return UserError(Problem(path, key_line(text, key.split(".")[-1], section, index), f"{key}: {message}"))
+        top = key.split(".")[0].split("[")[0]
+        line = key_line(text, key.split(".")[-1], section, index) or key_line(text, top) or table_line(text, top)
+        return UserError(Problem(path, line, f"{key}: {message}"))
 
     def need(table, key, kind, prefix="", section=None, index=0):
         if key not in table:
-            raise UserError(Problem(path, None, f"missing key {prefix + key!r}"))
+            raise UserError(Problem(path, None, f"missing key {prefix + key!r} ({HELP})"))
         value = table[key]
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
             raise bad(prefix + key, f"expected {_kind_name(kind)}, got {value!r}", section, index)
         return value
 
+    moved = sorted(set(data) & {"weights", "dimensions"})
+    if moved:
+        raise bad(moved[0], "weights and dimensions belong to the model the scenario runs through "
+                            f"(content/models/<name>.toml), named by `model = \"<name>\"`; {HELP}")
+    unknown = sorted(set(data) - KNOWN_KEYS)
+    if unknown:
+        raise bad(unknown[0], f"unknown key (a scenario has {', '.join(sorted(KNOWN_KEYS))}; {HELP})")
     title = need(data, "title", str)
+    model_name = need(data, "model", str)
+    if models is None:
+        models, _ = load_models(models_folder(path))
+    model = models.get(model_name)
+    if model is None:
+        if (models_folder(path) / f"{model_name}.toml").is_file():
+            raise UserError([])  # the model's own problems are reported for its file
+        raise bad("model", f"unknown model {model_name!r} (have: {', '.join(sorted(models)) or 'none'}; models "
+                           f"are content/models/<name>.toml, {HELP})")
     tracked_text = need(data, "tracked", str)
     depth = need(data, "depth", int)
     if not 1 <= depth <= engine.MAX_DEPTH:
         raise bad("depth", f"must be 1 to {engine.MAX_DEPTH}, got {depth!r}")
     residual = need(data, "residual", bool)
-    dimensions = need(data, "dimensions", list)
-    if len(dimensions) != D or not all(isinstance(d, str) and re.fullmatch(r"[a-z][a-z0-9_]{0,31}", d) for d in dimensions):
-        raise bad("dimensions", f"expected {D} lowercase keys, got {dimensions!r}")
-    if len(set(dimensions)) != D:
-        raise bad("dimensions", f"each dimension needs its own name, got {dimensions!r}")
-    reserved = sorted(set(dimensions) & RESERVED_FIELDS)
-    if reserved:
-        raise bad("dimensions", f"{reserved[0]!r} is a field of trace references ({{{{on:b6 {reserved[0]}}}}}); "
-                                f"name the dimension otherwise (reserved: {', '.join(sorted(RESERVED_FIELDS))})")
 
-    tokens_table = need(data, "tokens", list)
-    if not tokens_table or not all(isinstance(t, dict) for t in tokens_table):
-        raise bad("tokens", "expected one or more [[tokens]] tables")
-    if not 2 <= len(tokens_table) <= MAX_TOKENS:
+    items = need(data, "tokens", list)
+    if not items or not all(isinstance(t, (str, dict)) for t in items):
+        raise bad("tokens", "expected words (\"bank\") or tables ({ text = \"bank\", vector = [...] })")
+    if not 2 <= len(items) <= MAX_TOKENS:
         raise bad("tokens", f"a scenario has 2 to {MAX_TOKENS} tokens (each page embeds every token's trace), "
-                            f"got {len(tokens_table)}")
-    tokens, vectors = [], []
-    for i, tok in enumerate(tokens_table):
+                            f"got {len(items)}")
+    tokens, vectors, own = [], [], []
+    for i, item in enumerate(items):
         where = f"tokens[{i}]."
+        tok = {"text": item} if isinstance(item, str) else item
         word = need(tok, "text", str, where, "tokens", i)
         if not 1 <= len(word) <= MAX_TOKEN_CHARS or not word.isprintable():
             raise bad(f"{where}text", f"a token is 1 to {MAX_TOKEN_CHARS} printable characters, got {word!r}", "tokens", i)
+        extra = sorted(set(tok) - {"text", "vector"})
+        if extra:
+            raise bad(f"{where}{extra[0]}", "unknown key (a token has text and, optionally, vector)", "tokens", i)
         tokens.append(word)
-        vectors.append(_matrix(tok.get("vector"), (D,), f"{where}vector", lambda k, m, s: bad(k, m, s, i), "tokens"))
+        if "vector" in tok:
+            vectors.append(matrix(tok["vector"], (D,), f"{where}vector", lambda k, m, s: bad(k, m, s, i), "tokens"))
+            own.append(True)
+        elif word in model.vocabulary:
+            vectors.append(model.vocabulary[word])
+            own.append(False)
+        else:
+            raise bad("tokens", f"{word!r} is not in the vocabulary of {model.path}: give its vector, "
+                                f"{{ text = {json.dumps(word, ensure_ascii=False)}, vector = [4 numbers] }} ({HELP})")
     if tracked_text not in tokens:
         raise bad("tracked", f"{tracked_text!r} is not one of the tokens {tokens!r}")
 
-    weights_table = need(data, "weights", dict)
-    hidden = None
-    arrays = {}
-    for key, dims in WEIGHT_SHAPES.items():
-        if key not in weights_table:
-            raise UserError(Problem(path, None, f"missing key 'weights.{key}'"))
-        value = weights_table[key]
-        if key == "w_1" and isinstance(value, list) and value and isinstance(value[0], list):
-            hidden = len(value[0])
-            if not 1 <= hidden <= MAX_HIDDEN:
-                raise bad("weights.w_1", f"the FFN has 1 to {MAX_HIDDEN} hidden units, got {hidden}", "weights")
-        shape = tuple(D if d == "D" else (hidden or 0) for d in dims)
-        arrays[key] = _matrix(value, shape, f"weights.{key}", bad, "weights")
-    unknown = sorted(set(weights_table) - set(WEIGHT_SHAPES))
-    if unknown:
-        raise bad(f"weights.{unknown[0]}", "unknown weight (expected " + ", ".join(WEIGHT_SHAPES) + ")", "weights")
-
+    x0 = np.array(vectors)
     scenario = Scenario(
-        name=path.stem, path=path, title=title, tokens=tokens, x0=np.array(vectors),
-        tracked=tokens.index(tracked_text), dimensions=dimensions, depth=depth,
-        residual=residual, weights=engine.Weights(**arrays),
+        name=path.stem, path=path, title=title, tokens=tokens, x0=x0,
+        tracked=tokens.index(tracked_text), dimensions=list(model.dimensions), depth=depth,
+        residual=residual, weights=model.weights, model=model.name, own_vectors=tuple(own),
+        warnings=tuple(vector_warnings(path, text, tokens, x0, own, model)),
     )
     for key, trace in scenario.traces.items():  # within the limits above this cannot happen; say so if it does
         if not all(np.isfinite(a).all() for s in trace.steps for a in (s.after, s.delta)):
@@ -176,44 +187,82 @@ def load_scenario(path: Path) -> Scenario:
     return scenario
 
 
+def vector_warnings(path: Path, text: str, tokens: list[str], x0: np.ndarray, own: list[bool], model: Model) -> list[Problem]:
+    """Warn about token vectors the block cannot make sense of: a zero or constant vector (normalisation
+    erases it), two different words with one vector (the block cannot tell them apart), and a length
+    far outside the vocabulary's (the range the weights were fitted on)."""
+    warnings = []
+    low, high = model.fitted_lengths
+    seen: dict[tuple, str] = {}
+
+    def warn(i, message):
+        line = token_line(text, tokens, i)
+        warnings.append(Problem(path, line, f"token {tokens[i]!r}: {message} ({HELP})", "warning"))
+
+    for i, vector in enumerate(x0):
+        length = float(np.linalg.norm(vector))
+        if length == 0:
+            warn(i, "its vector is zero, so it carries no meaning and normalisation leaves it zero")
+            continue
+        if np.ptp(vector) == 0:
+            warn(i, f"all {D} components are equal, so normalisation turns it into zeros: attention and "
+                    "the FFN see nothing of it")
+        key = tuple(np.round(vector, 6))
+        if key in seen and seen[key] != tokens[i]:
+            warn(i, f"has the same vector as {seen[key]!r}, so the block cannot tell the two words apart")
+        seen.setdefault(key, tokens[i])
+        if own[i] and high > 0 and not low / LENGTH_FACTOR <= length <= high * LENGTH_FACTOR:
+            warn(i, f"its length {length:.2g} is far outside {low:.2g} to {high:.2g}, the lengths of "
+                    f"the vocabulary the weights of {model.path.name} were fitted on")
+    return warnings
+
+
+def token_line(text: str, tokens: list[str], index: int) -> int | None:
+    """The line where the `index`-th token is written: its [[tokens]] table, or the line of the
+    `tokens = [...]` array that names it."""
+    line = key_line(text, "text", "tokens", index)
+    start = key_line(text, "tokens")
+    if line or start is None:
+        return line
+    quoted, nth, seen = json.dumps(tokens[index], ensure_ascii=False), tokens[:index].count(tokens[index]), 0
+    for number, row in enumerate(text.split("\n")[start - 1:], start):
+        seen += row.count(quoted)
+        if seen > nth:
+            return number
+    return start
+
+
 def _kind_name(kind) -> str:
     return {str: "a string", int: "an integer", bool: "true or false", list: "an array", dict: "a table"}[kind]
 
 
-def _matrix(value, shape, key, bad, section):
-    """Check a nested list of finite numbers has `shape` and return it as an array."""
-    try:
-        arr = np.array(value, dtype=float)
-    except (TypeError, ValueError, OverflowError):
-        raise bad(key, f"expected shape {_shape_text(shape)} of numbers (rows of equal length, "
-                       f"each within ±{MAX_MAGNITUDE:g})", section) from None
-    if arr.shape != shape or 0 in shape:
-        got = _shape_text(arr.shape) if value is not None else "nothing"
-        raise bad(key, f"expected shape {_shape_text(shape)}, got {got}", section)
-    if not np.isfinite(arr).all():
-        raise bad(key, "contains NaN or infinity", section)
-    if (np.abs(arr) > MAX_MAGNITUDE).any():
-        raise bad(key, f"every number must be within ±{MAX_MAGNITUDE:g}, got {np.abs(arr).max():g}", section)
-    return arr
-
-
-def _shape_text(shape) -> str:
-    return "(" + ", ".join(str(n) for n in shape) + ")"
-
-
-def load_scenarios(folder: Path, remember=None) -> tuple[dict[str, Scenario], list[Problem]]:
-    """Load every scenario in `folder`, collecting all problems instead of stopping at the first.
+def load_scenarios(folder: Path, remember=None, models: dict[str, Model] | None = None) -> tuple[dict[str, Scenario], list[Problem]]:
+    """Load every scenario in `folder` (and the models they run through, unless given), collecting
+    all problems instead of stopping at the first.
 
     `remember(path, load, depends)` may return what an earlier `load()` of an unchanged file gave,
     so an unchanged scenario keeps its traces instead of running the engine again."""
     remember = remember or (lambda path, load, depends: load())
-    scenarios, problems = {}, []
+    problems = []
+    if models is None:
+        models, problems = load_models(folder.parent / "models", remember)
+    scenarios = {}
+    def models_now():  # a scenario is loaded again when a model it may name changes
+        return tuple((name, _read_or_none(model.path)) for name, model in sorted(models.items()))
+
     for path in sorted(folder.glob("*.toml")):
         try:
-            scenarios[path.stem] = remember(path, lambda: load_scenario(path), ())
+            scenarios[path.stem] = remember(path, lambda: load_scenario(path, models), models_now)
         except UserError as err:
             problems.extend(err.problems)
     return scenarios, problems
+
+
+def _read_or_none(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
 
 
 def _rounded(a) -> list:

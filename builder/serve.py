@@ -16,9 +16,8 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from builder.build import Workspace, gather
+from builder.build import Workspace, check_rendering, gather
 from builder.output import OutputLock, write_atomically
-from builder.checks import check_parity
 from builder.errors import Problem, UserError
 from builder import site
 
@@ -67,8 +66,7 @@ class Preview:
         try:
             inputs, problems = gather(self.content, self.templates, self.workspace)
             rendering = site.render_site(inputs, None, only=only)
-            problems += check_parity(inputs.lessons, rendering.outlines, inputs.config.source_language)
-            problems += rendering.problems
+            problems += check_rendering(inputs, rendering)
             if problems:
                 raise UserError(list(dict.fromkeys(problems)))
             written = self._write(rendering.files, only)

@@ -107,11 +107,20 @@ def test_preview_shows_an_edited_scenario_in_every_page_that_uses_it(preview):
     scenario = preview.content / "scenarios" / "river-bank.toml"
     rels = ("zh/transformer-block.html", "ja/ffn-residual.html")
     before = {rel: page(preview, rel) for rel in rels}
-    edit(scenario, "vector = [0.30, 0.30, 0.00, 1.00]", "vector = [0.90, 0.30, 0.00, 1.00]")  # bank's input
+    edit(scenario, '"river", "bank"]', '"river", { text = "bank", vector = [0.90, 0.30, 0.00, 1.00] }]')  # bank's input
     assert preview.rebuild({scenario}).startswith("rebuilt all pages")
     for rel in rels:
         assert page(preview, rel) != before[rel], rel
     assert "[0.9, 0.3, 0.0, 1.0]" in page(preview, "zh/transformer-block.html")
+
+
+def test_preview_shows_an_edited_model_in_every_scenario_that_runs_through_it(preview):
+    model = preview.content / "models" / "bank-block.toml"
+    before = page(preview, "zh/transformer-block.html")
+    edit(model, "bank  = [0.30, 0.30, 0.00, 1.00]", "bank  = [0.90, 0.30, 0.00, 1.00]")  # bank's vector, in every scenario
+    assert preview.rebuild({model}).startswith("rebuilt all pages")
+    after = page(preview, "zh/transformer-block.html")
+    assert after != before and "[0.9, 0.3, 0.0, 1.0]" in after
 
 
 def test_preview_shows_an_edited_catalog(preview):

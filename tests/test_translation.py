@@ -23,8 +23,8 @@ def edit(path, old, new):
     path.write_text(text.replace(old, new, 1), encoding="utf-8")
 
 
-def status_json(content):
-    result = run_cli("status", "--json", "--content", str(content))
+def status_json(content, *extra):
+    result = run_cli("status", "--json", "--content", str(content), *extra)
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
 
@@ -42,14 +42,19 @@ def test_translations_start_current(content_copy):
 def test_edited_source_makes_its_translation_outdated_until_marked_current(tmp_path, content_copy):
     edit(content_copy / "zh" / "transformer-block.md", "## 常见误区 {#mistakes}\n", "## 常见误区 {#mistakes}\n\n新增的一段说明。\n")
     state = lesson_state(status_json(content_copy), "transformer-block", "ja")
-    assert state == {"status": "outdated", "changed_sections": ["mistakes"]}
+    assert state["status"] == "outdated" and state["changed_sections"] == ["mistakes"]
+    source = (content_copy / "zh" / "transformer-block.md").read_text(encoding="utf-8").splitlines()
+    heading = source.index("## 常见误区 {#mistakes}") + 1
+    assert state["changes"][0]["section"] == "mistakes" and state["changes"][0]["change"] == "changed"
+    assert state["changes"][0]["lines"][0] == heading
     table = run_cli("status", "--content", str(content_copy)).stdout
-    assert "outdated (mistakes)" in table
+    assert "outdated (1 section)" in table and f"{heading}-" in table and "mistakes  changed" in table
     strict = run_cli("status", "--strict", "--content", str(content_copy))
     assert strict.returncode == 1
     built = run_cli("build", "--content", str(content_copy), "--out", str(tmp_path / "warned"))
     assert built.returncode == 0 and "1 warning" in built.stdout
-    assert built.stderr.startswith(f"{content_copy / 'ja' / 'transformer-block.md'}: warning: translation is outdated (mistakes changed)")
+    assert built.stderr.startswith(f"{content_copy / 'ja' / 'transformer-block.md'}:")
+    assert ": warning: translation is outdated (#mistakes changed)" in built.stderr.splitlines()[0]
     out = build_site(content_copy, tmp_path / "dist")
     banner = parse(out / "ja" / "transformer-block.html").css_first(".notice")
     assert banner is not None and "原文" in banner.text()
@@ -93,14 +98,14 @@ def test_check_reports_every_problem_with_file_and_line(content_copy):
     next_step = po.index('msgid "Next step"') + 1
     step_of = po.index('msgid "Step %(n)s of %(total)s"') + 1
     expected = [
-        f"{scenario}:7: depth: must be 1 to 6, got 9",
+        f"{scenario}:9: depth: must be 1 to 6, got 9",
         f"{content_copy / 'zh' / 'ffn-residual.md'}:3: front matter 'order': expected an integer",
-        f"{content_copy / 'ja' / 'messages.po'}:{next_step}: untranslated message 'Next step'",
+        f"{content_copy / 'ja' / 'messages.po'}:{next_step}: warning: untranslated message 'Next step'",
         f"{content_copy / 'ja' / 'messages.po'}:{step_of}: placeholders ['n'] in the translation",
     ]
     for want in expected:
         assert any(line.startswith(want) for line in lines), (want, lines)
-    assert lines[-1] == f"check: {len(lines) - 1} problems"
+    assert lines[-1] == f"check: {len(lines) - 2} problems, 1 warning"
 
 
 def test_check_writes_nothing(content_copy):
@@ -121,7 +126,7 @@ def test_catalog_command_adds_new_template_strings_as_untranslated(tmp_path, con
     assert 'msgid "A brand new sentence"' in (content_copy / "ja" / "messages.po").read_text(encoding="utf-8")
     check = run_cli("check", "--content", str(content_copy), "--templates", str(templates))
     assert "untranslated message 'A brand new sentence'" in check.stderr
-    counts = status_json(content_copy)["catalogs"]
+    counts = status_json(content_copy, "--templates", str(templates))["catalogs"]
     assert {c["lang"]: c["untranslated"] for c in counts} == {"zh": 1, "ja": 1}
 
 

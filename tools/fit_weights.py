@@ -4,7 +4,9 @@ Development only (needs scipy, which the builder never imports):
 
     python tools/fit_weights.py [SEEDS] [HIDDEN]
 
-writes content/scenarios/river-bank.toml, money-bank.toml and bank-by-the-river.toml.
+writes content/models/bank-block.toml: the weights and the words' vectors, fitted together. Every
+scenario names that model (`model = "bank-block"`) and takes its words' vectors from its vocabulary,
+so a refit reaches every scenario, the ones written after this script too.
 
 The lessons state their figures "about", to one decimal. One block (the same weights in every block
 and every scenario) must give:
@@ -179,28 +181,29 @@ def fmt_matrix(m):
     return "[\n" + "".join(f"  {fmt_row(r)},\n" for r in m) + "]"
 
 
-HEADER = {
-    "river-bank": ("by the river bank", "The lesson's default scenario: \"by the river bank\", tracking \"bank\"."),
-    "money-bank": ("money in the bank", "The second sense of \"bank\": the same block and weights, other neighbours."),
-    "bank-by-the-river": ("bank by the river", "The river sentence in another order: no positions, so bank's vectors "
-                                               "are the same at every step."),
-}
+MODEL = ROOT / "content" / "models" / "bank-block.toml"
+VOCABULARY = ["by", "the", "river", "money", "in", "bank"]
 
 
-def to_toml(name, tokens, vectors, p, depth=3):
-    title, about = HEADER[name]
-    out = [f"# {about}",
-           "# Weights shared by every scenario, fitted by tools/fit_weights.py to the lessons' figures and",
-           "# rounded to two decimals; every block uses them. Edit by hand only with the tests running.",
-           "", f'title = "{title}"', 'tracked = "bank"', f"depth = {depth}", "residual = true",
-           "# Keys naming the four dimensions; the catalogs translate them (msgctxt \"dimension\").",
-           'dimensions = ["geography", "finance", "function_word", "bank_identity"]', ""]
-    for tok in tokens:
-        out += ["[[tokens]]", f'text = "{tok}"', f"vector = {fmt_row(vectors[tok])}", ""]
-    out += ["[weights]", "# Attention: one head, scaled dot-product, no mask, no positions."]
+def to_toml(vectors, p):
+    """The model file: dimensions, the fitted words' vectors, the weights every block shares."""
+    out = ['# The block every scenario of the lessons runs through: one set of weights, shared by all six blocks',
+           '# and every scenario, and the vectors of the words they were fitted with. Written by',
+           '# tools/fit_weights.py (fitted to the lessons\' figures, rounded to two decimals); edit by hand only',
+           '# with the tests running. How to choose vectors for new words: AUTHORING.md, "Models and vectors".',
+           '',
+           '# Keys naming the four dimensions; the catalogs translate them (msgctxt "dimension").',
+           'dimensions = ["geography", "finance", "function_word", "bank_identity"]',
+           '',
+           '# The words the weights were fitted with. A scenario\'s token takes its vector from here unless it',
+           '# gives its own; their lengths are the range a hand-chosen vector is checked against.',
+           '[vocabulary]']
+    width = max(len(word) for word in VOCABULARY)
+    out += [f"{word:<{width}} = {fmt_row(vectors[word])}" for word in VOCABULARY]
+    out += ["", "[weights]", "# Attention: one head, scaled dot-product, no mask, no positions."]
     for key in ("w_q", "w_k", "w_v", "w_o"):
         out.append(f"{key} = {fmt_matrix(p[key])}")
-    out.append(f"# FFN: expand 4 -> {H}, ReLU, shrink back to 4.")
+    out.append(f"# FFN: expand 4 -> {p['w_1'].shape[1]}, ReLU, shrink back to 4.")
     for key in ("w_1", "b_1", "w_2", "b_2"):
         out.append(f"{key} = {fmt_matrix(p[key]) if p[key].ndim == 2 else fmt_row(p[key])}")
     return "\n".join(out) + "\n"
@@ -220,11 +223,9 @@ def main():
         sys.exit("no seed met every figure")
     p = unpack(best[1])
     vectors = dict(zip(FREE_WORDS, p["words"]), bank=X0_BANK)
-    folder = ROOT / "content" / "scenarios"
-    (folder / "river-bank.toml").write_text(to_toml("river-bank", RIVER_TOKENS, vectors, p), encoding="utf-8")
-    (folder / "money-bank.toml").write_text(to_toml("money-bank", MONEY_TOKENS, vectors, p), encoding="utf-8")
-    (folder / "bank-by-the-river.toml").write_text(
-        to_toml("bank-by-the-river", ["bank", "by", "the", "river"], vectors, p), encoding="utf-8")
+    MODEL.parent.mkdir(parents=True, exist_ok=True)
+    MODEL.write_text(to_toml(vectors, p), encoding="utf-8")
+    print(f"wrote {MODEL.relative_to(ROOT)}", file=sys.stderr)
 
 
 if __name__ == "__main__":
