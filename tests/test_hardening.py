@@ -135,7 +135,8 @@ def evil_site(tmp_path_factory):
     root = tmp_path_factory.mktemp("evil")
     content = copy_fixture(root / "content")
     scenario = content / "scenarios" / "river-bank.toml"
-    text = scenario.read_text(encoding="utf-8").replace('text = "river"', f"text = {json.dumps(EVIL)}")
+    text = scenario.read_text(encoding="utf-8").replace(
+        '"river", "bank"]', f'{{ text = {json.dumps(EVIL)}, vector = [0.99, -0.20, 0.01, -0.01] }}, "bank"]')
     scenario.write_text(text.replace('title = "by the river bank"', f"title = {json.dumps(EVIL)}"), encoding="utf-8")
     lesson = content / "zh" / "transformer-block.md"
     lesson.write_text(lesson.read_text(encoding="utf-8").replace(
