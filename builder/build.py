@@ -23,6 +23,7 @@ from builder.markdown import LessonRenderer
 from builder.output import Staging
 from builder.pages import make_environment
 from builder.scenarios import Scenario, load_scenarios
+from builder.sources import placeholders
 from builder.terminology import GLOSSARY_NAME, Glossary, check_catalog, load_glossary
 from builder.translation import outdated_warning, state_of
 
@@ -143,6 +144,8 @@ def gather(content: Path, templates: Path, workspace: Workspace | None = None) -
     inputs = Inputs(content, templates, config, scenarios, lessons, translations, env, workspace.renderer, glossary)
     inputs.warnings += warnings
     inputs.warnings += [warning for scenario in scenarios.values() for warning in scenario.warnings]
+    inputs.warnings += [warning for by_slug in lessons.values() for lesson in by_slug.values()
+                        for warning in placeholders(lesson.path, lesson.text)]
     inputs.warnings += outdated_translations(lessons, config.source_language)
     inputs.warnings += catalog_terminology(content, config, glossary, remember)
     return inputs, problems

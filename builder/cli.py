@@ -28,10 +28,11 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def common(p):
-        p.add_argument("--content", type=Path, default=Path("content"), metavar="DIR",
-                       help="content folder: site.toml, <lang>/ lessons and catalogs, scenarios/ (default: content)")
-        p.add_argument("--templates", type=Path, default=Path("templates"), metavar="DIR",
-                       help="Jinja templates (default: templates)")
+        p.add_argument("--content", type=Path, default=None, metavar="DIR",
+                       help="content folder: site.toml, <lang>/ lessons and catalogs, scenarios/, models/ "
+                            "(default: content, here or in the project this builder belongs to)")
+        p.add_argument("--templates", type=Path, default=None, metavar="DIR",
+                       help="Jinja templates (default: templates, found like content)")
 
     build = sub.add_parser("build", help="check everything, then write the site atomically",
                            description="Check all content, then build the site into --out. A failed build "
@@ -90,6 +91,38 @@ def _parser() -> argparse.ArgumentParser:
                                          "content/messages.pot, then update (or create) content/<lang>/messages.po.")
     common(catalog)
 
+    new = sub.add_parser("new", help="start a lesson or a scenario from a skeleton",
+                         description="Write the files a new lesson or scenario starts from, with [[TODO: …]] "
+                                     "placeholders that `check` lists until they are written (see AUTHORING.md).")
+    new_sub = new.add_subparsers(dest="what", required=True, metavar="WHAT")
+    lesson = new_sub.add_parser("lesson", help="content/<lang>/SLUG.md in every language, with the same sections",
+                                description="Write content/<lang>/SLUG.md in every language: front matter, the section "
+                                            "headings with their ids, the figures placed, so the translations match "
+                                            "the source from the start.")
+    common(lesson)
+    lesson.add_argument("slug", metavar="SLUG", help="the lesson's file name and address, e.g. self-attention")
+    lesson.add_argument("--order", type=whole_number(1), metavar="N",
+                        help="its place in the lesson list (default: after the last)")
+    lesson.add_argument("--sections", metavar="ID,ID,...", type=lambda text: [s.strip() for s in text.split(",") if s.strip()],
+                        help="section ids, in order (default: first-section,summary)")
+    lesson.add_argument("--scenario", metavar="NAME", help="the scenario its figures and trace values use")
+    lesson.add_argument("--figure", action="append", metavar="KIND", help="an interactive figure to place (repeatable)")
+    scenario_new = new_sub.add_parser("scenario", help="content/scenarios/NAME.toml, from another scenario's tokens")
+    common(scenario_new)
+    scenario_new.add_argument("name", metavar="NAME", help="the scenario's file name, e.g. deposit-bank")
+    scenario_new.add_argument("--from", dest="origin", required=True, metavar="OTHER",
+                              help="the scenario whose model, tokens and settings it starts from")
+
+    scenario = sub.add_parser("scenario", help="look at a scenario's numbers")
+    scenario_sub = scenario.add_subparsers(dest="what", required=True, metavar="WHAT")
+    show = scenario_sub.add_parser("show", help="per block: the tracked word's vector, length and attention, and every "
+                                                "trace value the lessons use",
+                                   description="Print a scenario's tokens and vectors, then for each run (on, off, post) "
+                                               "and block the tracked word's vector, its length and its attention row, "
+                                               "then every {{…}} the lessons use with its value.")
+    common(show)
+    show.add_argument("name", metavar="NAME", help="the scenario, e.g. river-bank")
+
     serve = sub.add_parser("serve", help="build, serve on 127.0.0.1 and rebuild + reload on every edit")
     common(serve)
     serve.add_argument("--out", type=Path, default=Path("dist"), metavar="DIR", help="output folder (default: dist)")
@@ -139,6 +172,16 @@ def port_number(text: str) -> int:
     return value
 
 
+def default_folder(name: str) -> Path:
+    """`content` or `templates` in the current folder; failing that, beside the builder package, so a
+    command run from a sub-folder of the project (content/ja, say) still finds the project."""
+    here = Path(name)
+    if here.is_dir():
+        return here
+    project = Path(__file__).resolve().parent.parent / name
+    return project if project.is_dir() else here
+
+
 def cpus() -> int:
     try:
         return len(os.sched_getaffinity(0))  # the CPUs this process may use, not all the machine has
@@ -148,6 +191,9 @@ def cpus() -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    for name in ("content", "templates"):
+        if hasattr(args, name) and getattr(args, name) is None:
+            setattr(args, name, default_folder(name))
     try:
         if args.command == "build":
             started = time.perf_counter()
@@ -175,6 +221,20 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "catalog":
             from builder.catalogs import update_catalogs
             for line in update_catalogs(args.content, args.templates):
+                print(line)
+        elif args.command == "new":
+            from builder import authoring
+            if args.what == "lesson":
+                from builder.figures import KINDS
+                lines = authoring.new_lesson(args.content, args.slug, args.order, args.sections, args.scenario,
+                                             args.figure, known_figures=set(KINDS))
+            else:
+                lines = authoring.new_scenario(args.content, args.name, args.origin)
+            for line in lines:
+                print(line)
+        elif args.command == "scenario":
+            from builder.authoring import show_scenario
+            for line in show_scenario(args.content, args.name):
                 print(line)
         elif args.command == "serve":
             from builder.serve import serve

@@ -140,6 +140,20 @@ def format_markers(text: str) -> tuple[list[str], list[str]]:
     return named, other
 
 
+# A placeholder typed with a Chinese or Japanese input method: ％(n)s, %（n）s, ％（n）s.
+WIDE_PLACEHOLDER = re.compile(r"[%％][(（][A-Za-z_]\w*[)）][a-z]?")
+
+
+def full_width_placeholder(text: str) -> str | None:
+    """Name the full-width characters of a placeholder typed with them, e.g. "full-width ％ in ％(n)s"."""
+    for match in WIDE_PLACEHOLDER.finditer(text):
+        found = match.group(0)
+        wide = [ch for ch in "％（）" if ch in found]
+        if wide:
+            return f"full-width {' and '.join(wide)} in {found}"
+    return None  # a ％ elsewhere is a percent sign a translation may well write
+
+
 def check_catalog(catalog: Catalog, template: Catalog, path: Path) -> list[Problem]:
     """Report every message the template has that this catalog lacks, leaves untranslated or fuzzy,
     and every translation whose format markers differ from its source: the pages fill named
@@ -164,7 +178,11 @@ def check_catalog(catalog: Catalog, template: Catalog, path: Path) -> list[Probl
             want = set(format_markers(message.id if isinstance(message.id, str) else message.id[0])[0])
             for string in strings:
                 named, other = format_markers(string)
-                if other:
+                wide = full_width_placeholder(string)
+                if wide:
+                    problems.append(Problem(path, own.lineno, f"{wide} in the translation of {label!r}: type "
+                                                              "placeholders with the ASCII % ( ), as %(name)s"))
+                elif other:
                     problems.append(Problem(path, own.lineno, f"format marker {other[0]!r} in the translation of {label!r}: "
                                                               "use only the source's named placeholders, and %% for a percent sign"))
                 elif set(named) != want:

@@ -167,7 +167,9 @@ def render_lesson(inputs, lesson: Lesson, lang: Language, translations, page: di
     shown_lang = page["content_lang"]
     scenarios = [inputs.scenarios[name] for name in lesson.scenarios if name in inputs.scenarios]
     if len(scenarios) != len(lesson.scenarios):
-        raise UserError([])  # a scenario file's own problem is already reported
+        # A scenario file's own problem is reported for it; the lesson's own mistakes that do not need
+        # the trace (headings, math, emphasis, typed figures) are reported now, not after that fix.
+        raise UserError(inputs.renderer.parse(lesson.body, lesson.path, lesson.body_line).problems)
     by_name = {s.name: s for s in scenarios}
 
     def resolve(ref):

@@ -5,7 +5,8 @@ What lesson Markdown may contain, beyond CommonMark:
 - math between `$...$` (inline) or `$$...$$` (display), turned into MathML at build time;
 - section headings with a stable id that is the same in every language: `## 残差流 {#residual-stream}`
   (required on every `##` and `###`, so switching language keeps `#section`);
-- trace values: `{{on:b1.attention.delta}}` prints a figure from the engine's trace (see figures.py);
+- trace values: `{{on:b1.attention.delta}}` prints a figure from the engine's trace (builder/references.py;
+  the grammar in builder/steps.py, with examples in AUTHORING.md);
   numbers with a decimal point must not be typed into prose, so every figure comes from the trace;
 - alias notes: `[FFN]{alias}` prints `FFN` and marks it as the one place a lesson introduces a variant the
   glossary asks to avoid, so the terminology check (builder/terminology.py) passes over it;

@@ -46,7 +46,7 @@ import numpy as np
 from builder import engine
 from builder.errors import Problem, UserError
 from builder.models import D, Model, load_models, matrix
-from builder.sources import key_line, read_toml, table_line
+from builder.sources import key_line, placeholders, read_toml, table_line
 
 JSON_DECIMALS = 4
 # Limits, so a scenario cannot make pages of hundreds of megabytes: every page embeds every token's
@@ -178,7 +178,7 @@ def load_scenario(path: Path, models: dict[str, Model] | None = None) -> Scenari
         name=path.stem, path=path, title=title, tokens=tokens, x0=x0,
         tracked=tokens.index(tracked_text), dimensions=list(model.dimensions), depth=depth,
         residual=residual, weights=model.weights, model=model.name, own_vectors=tuple(own),
-        warnings=tuple(vector_warnings(path, text, tokens, x0, own, model)),
+        warnings=tuple(placeholders(path, text) + vector_warnings(path, text, tokens, x0, own, model)),
     )
     for key, trace in scenario.traces.items():  # within the limits above this cannot happen; say so if it does
         if not all(np.isfinite(a).all() for s in trace.steps for a in (s.after, s.delta)):

@@ -91,3 +91,14 @@ def table_line(text: str, table: str, index: int = 0, first_line: int = 1) -> in
             if seen == index:
                 return number
     return None
+
+
+# What `python -m builder new` leaves for the author or translator to write.
+PLACEHOLDER = re.compile(r"\[\[TODO:[^\]\n]*\]\]")
+
+
+def placeholders(path: Path, text: str) -> list[Problem]:
+    """A warning for each `[[TODO: …]]` placeholder left in a file."""
+    return [Problem(path, number, f"placeholder left by `python -m builder new`: {match.group(0)} "
+                                  "(see AUTHORING.md)", "warning")
+            for number, line in enumerate(text.split("\n"), 1) for match in PLACEHOLDER.finditer(line)]

@@ -75,6 +75,7 @@ def parse_step(key) -> Step | None:
 
 
 STEP_HELP = "use input, b1..b6, b1.attention, b1.ffn or sum"
+REF_HELP = "the grammar: AUTHORING.md, 'Trace references'"
 
 
 @dataclass(frozen=True)
@@ -95,7 +96,14 @@ def parse_ref(text: str) -> Ref | str:
     """Parse a trace reference; return the Ref, or why it is not one."""
     match = REF.fullmatch(text.strip())
     if not match:
-        return f"bad trace reference {{{{{text}}}}}: expected e.g. {{{{on:b1.attention}}}} or {{{{off:b6 length}}}}"
+        prefix = REF.match(text.strip())
+        rest = text.strip()[prefix.end():].split() if prefix and prefix["field"] else []
+        if rest:
+            return (f"bad trace reference {{{{{text}}}}}: {rest[0]!r} after the field {prefix['field']!r}: a field takes "
+                    "no argument, and a trace value is always about the scenario's tracked word (for whom it attends "
+                    f"to, use `top` and `weight`); {REF_HELP}")
+        return (f"bad trace reference {{{{{text}}}}}: expected e.g. {{{{on:b1.attention}}}} or {{{{off:b6 length}}}} "
+                f"({REF_HELP})")
     if match["run"] not in RUNS:
         return f"unknown run {match['run']!r} in {{{{{text}}}}} (use on, off or post)"
     return Ref(text=" ".join(text.split()), scenario=match["scenario"], run=match["run"], first=int(match["a"]),

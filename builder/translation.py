@@ -209,7 +209,11 @@ def status_of(translation: Lesson | None, source: Lesson | None) -> str:
     record = record_of(translation)
     if record is None:
         return "unmarked"
-    if record.get("source_hash") in (fingerprint(source.text), _legacy_fingerprint(source.text)):
+    recorded = record.get("source_hash")
+    if recorded in (fingerprint(source.text), _legacy_fingerprint(source.text)):
+        return "current"
+    old = recorded_source(translation)  # an old-style record: its copy can still tell a blank line from an edit
+    if old is not None and recorded == _legacy_fingerprint(old) and fingerprint(old) == fingerprint(source.text):
         return "current"
     return "outdated"
 

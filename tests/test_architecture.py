@@ -42,12 +42,14 @@ ALLOWED = {
     "publish": {"errors", "figures", "markdown", "sources"},
     "site": {"content", "errors", "lesson_page", "markdown", "pages", "publish", "workers"},
     "build": {"catalogs", "checks", "content", "errors", "figures", "i18n", "markdown", "output", "pages", "publish",
-              "scenarios", "site", "terminology", "translation"},
+              "scenarios", "site", "sources", "terminology", "translation"},
     "serve": {"build", "errors", "output", "site"},
+    # The authors' commands: skeletons and a scenario's numbers.
+    "authoring": {"content", "errors", "i18n", "markdown", "models", "references", "scenarios", "steps"},
     # The translators' commands reuse the build's checks.
     "status": {"build", "catalogs", "checks", "content", "errors", "i18n", "scenarios", "site", "sourcediff",
                "translation"},
-    "cli": {"build", "catalogs", "errors", "serve", "status"},
+    "cli": {"authoring", "build", "catalogs", "errors", "figures", "serve", "status"},
     "__main__": {"cli"},
     "__init__": set(),
 }

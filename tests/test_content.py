@@ -238,3 +238,19 @@ def test_lists_nested_too_deeply_are_reported_not_dropped():
     body = "intro\n\n" + "".join("  " * i + "- x\n" for i in range(12)) + "\n## After {#after}\n"
     parsed = LessonRenderer().parse(body, Path("deep.md"), 5)
     assert [(p.line, "nested too deeply" in p.message) for p in parsed.problems] == [(16, True)]
+
+
+def test_the_real_catalogs_hold_every_message_the_site_needs():
+    """After adding a scenario, a model dimension, a template string or a figure label, run
+    `python -m builder catalog` and translate: this fails until then (the build only warns)."""
+    from builder.catalogs import extract_template
+    from builder.i18n import read_catalog
+
+    needed = {(m.context, m.id) for m in extract_template(ROOT / "content", ROOT / "templates") if m.id}
+    stored = {(m.context, m.id) for m in read_catalog(ROOT / "content" / "messages.pot") if m.id}
+    assert needed <= stored, sorted(needed - stored)
+    for lang, locale in (("zh", "zh_Hans"), ("ja", "ja")):
+        catalog = read_catalog(ROOT / "content" / lang / "messages.po", locale)
+        untranslated = [key for key in needed if not (catalog.get(key[1], context=key[0]) or None)
+                        or not catalog.get(key[1], context=key[0]).string or catalog.get(key[1], context=key[0]).fuzzy]
+        assert untranslated == [], (lang, untranslated)

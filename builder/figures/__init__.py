@@ -9,8 +9,9 @@ A kind's folder (builder/figures/<name>/) holds:
 The page, the walkthrough and the text twin ask the kind; nothing else switches on its name. The
 browser (templates/assets/lesson.js) draws any kind's views: it holds no figure logic of its own.
 
-Adding a kind: a folder like the others, one line in KINDS, and its messages in the catalogs
-(`python -m builder catalog`).
+Adding a kind: a folder like the others, two lines here (its module in the import at the bottom and
+its KIND in KINDS), and its messages in the catalogs (`python -m builder catalog`); AUTHORING.md walks
+through it.
 """
 
 from __future__ import annotations
