@@ -148,3 +148,29 @@ def test_adding_a_real_lesson_and_scenario_breaks_no_fixture_test(tmp_path):
                            cwd=project, capture_output=True, text=True, env={**os.environ, "CI": ""})
     assert tests.returncode == 0, tests.stdout[-3000:]
     assert " passed" in tests.stdout and "failed" not in tests.stdout
+
+
+def test_fit_weights_writes_the_one_model_file_exactly_as_it_is_stored(monkeypatch):
+    """tools/fit_weights.py writes content/models/bank-block.toml and nothing else: given the stored
+    weights and vocabulary, its writer reproduces the file byte for byte (so a refit changes only numbers)."""
+    import importlib.util
+    import types
+
+    scipy = types.ModuleType("scipy")
+    optimize = types.ModuleType("scipy.optimize")
+    optimize.least_squares = None  # the fit itself needs scipy; the writer does not
+    monkeypatch.setitem(sys.modules, "scipy", scipy)
+    monkeypatch.setitem(sys.modules, "scipy.optimize", optimize)
+    monkeypatch.setattr(sys, "argv", ["fit_weights.py"])
+    spec = importlib.util.spec_from_file_location("fit_weights", ROOT / "tools" / "fit_weights.py")
+    fit = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fit)
+    from builder.models import load_model
+
+    model = load_model(CONTENT / "models" / "bank-block.toml")
+    assert fit.MODEL == CONTENT / "models" / "bank-block.toml"
+    assert set(fit.VOCABULARY) == set(model.vocabulary) == set(fit.FREE_WORDS) | {"bank"}
+    weights = {name: getattr(model.weights, name) for name in ("w_q", "w_k", "w_v", "w_o", "w_1", "b_1", "w_2", "b_2")}
+    assert fit.to_toml(model.vocabulary, weights) == fit.MODEL.read_text(encoding="utf-8")
+    source = (ROOT / "tools" / "fit_weights.py").read_text(encoding="utf-8")
+    assert source.count("write_text(") == 1 and "MODEL.write_text(" in source  # the one file, nothing else

@@ -249,3 +249,56 @@ def test_check_says_one_warning_not_one_warnings(content_copy):
     edit(content_copy / ZH, *EDITED_SENTENCE)
     result = run_cli("check", "--content", str(content_copy))
     assert result.stdout.strip() == "check: no problems, 1 warning"
+
+
+def test_check_reports_a_string_the_templates_need_without_running_catalog(tmp_path, content_copy):
+    import shutil
+
+    templates = tmp_path / "templates"
+    shutil.copytree(ROOT / "templates", templates)
+    edit(templates / "list.html", '<h1>{{ _("Lessons") }}</h1>', '<h1>{{ _("Lessons") }}</h1>\n<p>{{ _("A brand new sentence") }}</p>')
+    result = run_cli("check", "--content", str(content_copy), "--templates", str(templates))
+    assert result.returncode == 0, result.stderr
+    for lang in ("zh", "ja"):
+        assert (f"{content_copy / lang / 'messages.po'}: warning: missing message 'A brand new sentence', shown in "
+                "English (run `python -m builder catalog` to add it)") in result.stderr
+    assert f"{content_copy / 'messages.pot'}: warning: out of date" in result.stderr
+    assert run_cli("check", "--strict", "--content", str(content_copy), "--templates", str(templates)).returncode == 1
+
+
+def test_a_changed_string_comes_back_fuzzy_with_its_previous_msgid(tmp_path, content_copy):
+    import shutil
+
+    templates = tmp_path / "templates"
+    shutil.copytree(ROOT / "templates", templates)
+    edit(templates / "lesson.html", '_("Open the original")', '_("Open the original lesson")')
+    assert run_cli("catalog", "--content", str(content_copy), "--templates", str(templates)).returncode == 0
+    po = (content_copy / "ja" / "messages.po").read_text(encoding="utf-8")
+    entry = po[po.index('#| msgid "Open the original"') - 40: po.index('msgid "Open the original lesson"') + 60]
+    assert "#, fuzzy" in entry and '#| msgid "Open the original"' in entry and 'msgstr "原文を開く"' in entry
+    result = run_cli("check", "--content", str(content_copy), "--templates", str(templates))
+    assert result.returncode == 0 and "warning: fuzzy translation of 'Open the original lesson'" in result.stderr
+    # Reviewed: the fuzzy flag removed, the next `catalog` drops the previous msgid.
+    path = content_copy / "ja" / "messages.po"
+    path.write_text(path.read_text(encoding="utf-8").replace('#, fuzzy\n#| msgid "Open the original"\n', '#| msgid "Open the original"\n'),
+                    encoding="utf-8")
+    assert run_cli("catalog", "--content", str(content_copy), "--templates", str(templates)).returncode == 0
+    assert '#| msgid "Open the original"' not in path.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("typed,named", [("ステップ ％(n)s / %(total)s", "full-width ％ in ％(n)s"),
+                                         ("ステップ %（n）s / %(total)s", "full-width （ and ） in %（n）s")])
+def test_a_full_width_placeholder_is_named_as_such(content_copy, typed, named):
+    po = content_copy / "ja" / "messages.po"
+    edit(po, 'msgstr "ステップ %(n)s / %(total)s"', f'msgstr "{typed}"')
+    result = run_cli("check", "--content", str(content_copy))
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    line = po.read_text(encoding="utf-8").splitlines().index(f'msgstr "{typed}"')
+    assert f"{po}:{line}: {named} in the translation of 'Step %(n)s of %(total)s': type placeholders with the ASCII" \
+        in result.stderr
+
+
+def test_a_full_width_percent_sign_in_text_is_fine(content_copy):
+    po = content_copy / "ja" / "messages.po"
+    edit(po, 'msgstr "次のステップ"', 'msgstr "次のステップ（５０％）"')
+    assert run_cli("check", "--content", str(content_copy)).returncode == 0
