@@ -198,7 +198,14 @@ def load_translations(content: Path, config: SiteConfig | None = None, templates
         except UserError as err:
             problems += err.problems
             continue
-        problems += check_catalog(catalog, template, path)
+        found = check_catalog(catalog, template, path)
+        problems += found
+        # A translation with a wrong placeholder is reported on its own line; the pages are rendered
+        # with the English text instead, so the template does not fail on it a second time.
+        broken = {p.line for p in found if p.severity == "error" and p.line}
+        for message in catalog:
+            if message.id and message.lineno in broken:
+                message.string = ("", "") if isinstance(message.id, (list, tuple)) else ""
         try:
             translations[lang.code] = compile_catalog(catalog, path)
         except UserError as err:

@@ -302,3 +302,12 @@ def test_a_full_width_percent_sign_in_text_is_fine(content_copy):
     po = content_copy / "ja" / "messages.po"
     edit(po, 'msgstr "次のステップ"', 'msgstr "次のステップ（５０％）"')
     assert run_cli("check", "--content", str(content_copy)).returncode == 0
+
+
+def test_a_wrong_placeholder_is_reported_once_on_the_catalog_not_on_a_template(content_copy):
+    po = content_copy / "ja" / "messages.po"
+    edit(po, 'msgstr "ステップ %(n)s / %(total)s"', 'msgstr "ステップ %(m)s / %(total)s"')
+    result = run_cli("check", "--content", str(content_copy))
+    lines = result.stderr.splitlines()
+    assert result.returncode == 1 and lines[-1] == "check: 1 problem", lines
+    assert lines[0].startswith(f"{po}:") and "placeholders ['m', 'total']" in lines[0]
