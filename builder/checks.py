@@ -44,7 +44,7 @@ def compare(source: Lesson, other: Lesson, a: Outline, b: Outline) -> list[Probl
     for key in ("scenario", "scenarios", "figures", "walkthrough"):
         if source.meta.get(key) != other.meta.get(key):
             problems.append(Problem(other.path, meta_line(other.text, key) or 1,
-                                    f"front matter {key!r} is {other.meta.get(key)!r} but {source.path} has "
+                                    f"front matter {key!r} is {_shown(other.meta.get(key))} but {source.path} has "
                                     f"{_shown(source.meta.get(key))}"))
     problems += compare_sections(source, other, a, b)
     if a.steps != b.steps:

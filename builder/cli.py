@@ -243,8 +243,8 @@ def main(argv: list[str] | None = None) -> int:
         for problem in err.problems:
             print(problem, file=sys.stderr)
         strict = " --strict" if all(p.severity == "warning" for p in err.problems) and err.problems else ""
-        print(f"{args.command}{strict}: {tally(err.problems)}" + (", nothing written" if args.command == "build" else ""),
-              file=sys.stderr)
+        print(f"{args.command}{strict}: {tally(err.problems)}" + (", nothing written" if args.command == "build" else "")
+              + (f"; {err.hint}" if getattr(err, "hint", None) else ""), file=sys.stderr)
         return err.exit_code
     except KeyboardInterrupt:
         return 130

@@ -18,6 +18,12 @@ from builder.translation import Progress, State, snapshot_path, state_of, write_
 INCOMPLETE = ("outdated", "unmarked", "missing")
 
 
+class NotMarked(UserError):
+    """A translation that fails the checks mark-current runs: nothing was marked."""
+
+    hint = "nothing marked: fix them, or mark anyway with --force"
+
+
 def _languages(config, lang: str | None) -> list:
     if lang is None:
         return list(config.languages)
@@ -252,8 +258,7 @@ def mark_current(content: Path, templates: Path, lang: str, slugs: list[str], ev
         paths = {lessons[lang][slug].path for slug in targets} | {source[slug].path for slug in targets}
         found = list(dict.fromkeys(p for p in found if Path(p.path) in paths and p.severity == "error"))
     if found:
-        raise UserError(found + [Problem("mark-current", None, "nothing marked: fix these first (or, to mark "
-                                                               "anyway, --force)")])
+        raise NotMarked(found)
     lines = []
     for slug in targets:
         copy = write_record(lessons[lang][slug], source[slug])

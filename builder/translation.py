@@ -28,7 +28,7 @@ from pathlib import Path
 
 from builder.content import FENCE, Lesson
 from builder.errors import Problem
-from builder.sources import read_text
+from builder.sources import PLACEHOLDER, read_text
 
 SNAPSHOTS = "translated-from"  # content/<lang>/translated-from/<slug>.md: the source as it was
 HEADING = re.compile(r"^(#{2,3}) .*\{#([a-z][a-z0-9-]*)\}\s*$")
@@ -281,7 +281,9 @@ class Progress:
     current_characters: int = 0
 
     def add(self, source: Lesson, translation: Lesson | None, state: State) -> None:
-        own = {part.key for part in parts_of(translation.text)} if translation is not None else set()
+        # A part still holding a `[[TODO: …]]` of `builder new` is not translated yet.
+        own = {part.key for part in parts_of(translation.text) if not PLACEHOLDER.search(part.normalized)} \
+            if translation is not None else set()
         stale = {change.key for change in state.changes} if state.recorded else None
         for part in parts_of(source.text):
             if part.key == FRONT_MATTER:

@@ -3,6 +3,7 @@ writing about them, the shared model, and adding real content without breaking a
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -43,6 +44,10 @@ def test_new_lesson_writes_the_same_sections_in_every_language_and_builds(tmp_pa
     listed = [a.attributes["href"] for a in parse(tmp_path / "dist" / "zh" / "index.html").css(".lesson-list a")]
     assert "self-attention.html" in listed
     assert run_cli("check", "--strict", "--content", str(content_copy)).returncode == 1  # placeholders never publish
+    status = json.loads(run_cli("status", "--json", "--content", str(content_copy)).stdout)
+    assert next(row for row in status["lessons"] if row["slug"] == "self-attention")["languages"]["ja"]["status"] == "unmarked"
+    sections = status["progress"]["ja"]["sections"]
+    assert sections["translated"] == sections["total"] - 4  # the stub's opening and three sections are still to do
 
 
 def test_new_lesson_takes_the_next_order_and_refuses_to_overwrite(content_copy):
