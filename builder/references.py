@@ -4,7 +4,8 @@ Every figure in a lesson's text comes from here, so the text cannot disagree wit
 translator can move a reference anywhere within a sentence. The grammar is in builder/steps.py.
 
 Examples: `{{on:b0}}`, `{{on:b1.attention}}`, `{{on:b1.ffn.after}}`, `{{off:b6 length}}`,
-`{{on:b0-3 geography}}` → 0.3 → 1.3 → 2.3 → 3.4, `{{off:b2 spread}}`, `{{money-bank/on:b3 finance}}`.
+`{{on:b0-3 geography}}` → 0.3 → 1.3 → 2.3 → 3.4, `{{off:b2 spread}}`, `{{off:b1.attention.after spread}}`,
+`{{money-bank/on:b3 finance}}`.
 Figures print to one decimal; attention weights to two.
 """
 
@@ -59,8 +60,12 @@ class TraceValues:
                 row = step.attention[t]
                 best = int(np.argmax(row))
                 return (scenario.tokens[best], None) if field == "top" else (format_number(row[best], self.locale, 2), None)
-            if field in ("spread", "cosine"):
-                return "", f"{field!r} is measured after whole blocks: use {{{{{ref.run}:b{ref.first} {field}}}}}"
+            if field == "cosine" or (field == "spread" and ref.part == "delta"):
+                return "", (f"{field!r} is measured on the stream after whole blocks, e.g. {{{{{ref.run}:b{ref.first} {field}}}}}"
+                            + (f" (or {{{{{ref.run}:b{ref.first}.{ref.sublayer}.after spread}}}})" if field == "spread" else ""))
+            if field == "spread":  # every token's stream right after (or before) this one sublayer
+                stream = {"after": step.after, "before": step.before}[ref.part]
+                return format_number(_spread(stream), self.locale, 1), None
             vector = {"delta": step.delta, "after": step.after, "before": step.before}[ref.part][t]
             if field == "correction" and ref.part == "delta":
                 return "", f"'correction' needs a stream: add .after or .before in {{{{{text}}}}}"
@@ -90,9 +95,13 @@ class TraceValues:
             return float(np.linalg.norm(vector - scenario.x0[t]))
         if field == "spread" and block is not None:
             trace = scenario.traces[RUNS[run]]
-            x = trace.x0 if block == 0 else trace.block_outputs()[block - 1]
-            return float(np.linalg.norm(x[:, None, :] - x[None, :, :], axis=-1).max())
+            return _spread(trace.x0 if block == 0 else trace.block_outputs()[block - 1])
         if field == "cosine" and block is not None:
             other = self._stream(scenario.traces[RUNS["on"]], t, block)
             return float(vector @ other / (np.linalg.norm(vector) * np.linalg.norm(other)))
         return None
+
+
+def _spread(x: np.ndarray) -> float:
+    """The largest distance between any two tokens' vectors in `x` (T, D)."""
+    return float(np.linalg.norm(x[:, None, :] - x[None, :, :], axis=-1).max())

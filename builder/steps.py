@@ -24,7 +24,8 @@ Trace references (`{{...}}` in lesson text): `[SCENARIO/]RUN:SELECTION [FIELD]`
                a dimension key    one component: 1.3
                length             the vector's length ‖x‖
                correction         the cumulative correction ‖x − x₀‖
-               spread             the largest distance between any two tokens' vectors (every token)
+               spread             the largest distance between any two tokens' vectors (every token); after
+                                  a block, or after / before one sublayer (`b1.attention.after spread`)
                cosine             cos of the angle between this run's vector and the `on` run's
                top                (attention steps) the word the tracked token attends to most
                weight             (attention steps) the tracked token's largest attention weight

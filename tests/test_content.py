@@ -75,7 +75,7 @@ def test_code_listings_are_highlighted_at_build_time(real_site, lang):
     listings = [pre for pre in tree.css("pre.highlight") if pre.attributes.get("data-lang") == "python"]
     assert len(listings) == 2
     assert all(pre.css("span.k, span.kn, span.nc") for pre in listings)
-    assert "class FeedForward" in listings[0].text() and "class TransformerBlock" in listings[1].text()
+    assert "class PositionwiseFFN" in listings[0].text() and "class PreNormBlock" in listings[1].text()
     assert "PyTorch" in tree.text()
 
 

@@ -145,3 +145,145 @@ def test_the_trace_json_of_every_scenario_is_published(real_site):
     for name in ("river-bank", "money-bank", "bank-by-the-river"):
         data = json.loads((real_site / "data" / f"{name}.json").read_text(encoding="utf-8"))
         assert data["scenario"] == name and data["tokens"][data["tracked"]] == "bank"
+
+
+# The sentences rewritten after the native editors' review (issue 19), each checked against the trace.
+
+def test_the_demo_ffn_does_not_widen_and_its_first_unit_never_fires():
+    w = scenario("river-bank").weights
+    assert w.w_1.shape == (4, 4) and w.w_2.shape == (4, 4)  # "the middle layer has four dimensions too"
+    assert np.all(w.w_1[:, 0] == 0) and w.b_1[0] < 0  # "all-zero input weights and a negative bias: never active"
+
+
+def test_the_demo_ffn_has_half_the_weights_of_the_attention():
+    w = scenario("river-bank").weights
+    assert w.w_1.size + w.w_2.size == 32  # "its two matrices hold 32 weights"
+    assert sum(getattr(w, m).size for m in ("w_q", "w_k", "w_v", "w_o")) == 64  # "the attention's four hold 64"
+
+
+def test_pre_norm_lengths_grow_every_block_and_the_final_norm_brings_them_back_to_root_d():
+    from builder.engine import norm
+
+    s = scenario("river-bank")
+    lengths = np.linalg.norm(s.traces["pre-on"].block_outputs()[:, s.tracked], axis=-1)
+    assert np.all(np.diff(lengths) > 0)
+    final = norm(s.traces["pre-on"].block_outputs()[-1])[s.tracked]  # ln_f, γ = 1, β = 0
+    assert abs(np.linalg.norm(final) - 2.0) < 1e-3
+
+
+def test_post_norm_sits_just_below_root_d_because_of_epsilon():
+    s = scenario("river-bank")
+    lengths = np.linalg.norm(s.traces["post-on"].block_outputs()[:, s.tracked], axis=-1)
+    assert np.all(lengths < 2.0) and np.all(lengths > 2.0 - 1e-3)
+
+
+def test_post_norm_wears_down_the_bank_identity_dimension():
+    s = scenario("river-bank")
+    identity = s.dimensions.index("bank_identity")
+    post = s.traces["post-on"].block_outputs()[:, s.tracked, identity]
+    assert np.all(np.diff(post) < 0) and post[-1] < 0.25 * post[0]  # "falls from 1.3 to 0.2 over six blocks"
+    assert s.traces["pre-on"].block_outputs()[-1, s.tracked, identity] > post[0]  # pre-norm keeps it
+
+
+def test_walkthrough_attention_barely_moves_the_identity_dimension_and_it_grows_slower_than_geography():
+    river = bank_after_blocks("river-bank")
+    s = scenario("river-bank")
+    identity, geography = s.dimensions.index("bank_identity"), s.dimensions.index("geography")
+    step = s.traces["pre-on"].steps[0]
+    assert abs(step.delta[s.tracked, identity]) < 0.01  # "the fourth dimension hardly moves"
+    assert np.all(np.diff(river[:4, identity]) > 0)  # "also rising"
+    assert river[3, identity] - river[0, identity] < 0.25 * (river[3, geography] - river[0, geography])  # "much slower"
+
+
+def test_the_sum_step_adds_up_to_the_last_row_of_its_table():
+    s = scenario("river-bank")
+    on = s.traces["pre-on"].truncated(3)
+    total = s.x0[s.tracked] + sum(step.delta[s.tracked] for step in on.steps)
+    np.testing.assert_allclose(total, on.block_outputs()[-1][s.tracked], atol=1e-12)
+
+
+def test_with_money_the_geography_dimension_heads_the_other_way():
+    river, money = bank_after_blocks("river-bank"), bank_after_blocks("money-bank")
+    geography = 0
+    assert np.all(np.diff(river[:4, geography]) > 0)
+    assert np.all(np.diff(money[:4, geography]) < 0.05) and money[3, geography] < 0  # flat, then falling below zero
+
+
+def test_in_block_2_bank_splits_its_attention_almost_evenly_between_the_and_river():
+    s = scenario("river-bank")
+    row = s.traces["pre-on"].steps[2].attention[s.tracked]
+    assert s.tokens[int(np.argmax(row))] == "the"
+    assert abs(row[s.tokens.index("the")] - row[s.tokens.index("river")]) < 0.005  # "almost as much to river"
+    assert np.all(np.abs(row - 0.25) < 0.04)  # "close to an even split"
+
+
+def test_without_the_residual_every_attention_weight_is_a_quarter_from_block_3():
+    s = scenario("river-bank")
+    for step in s.traces["pre-off"].steps[4::2]:
+        assert np.all(np.abs(step.attention - 0.25) < 0.005)  # every cell prints 0.25
+
+
+def test_block_1_attention_is_already_near_even_for_every_word():
+    s = scenario("river-bank")
+    weights = s.traces["pre-on"].steps[0].attention
+    assert np.all(np.abs(weights - 0.25) < 0.1)  # "every word's weights are close to an even split"
+    off = s.traces["pre-off"].steps[0]
+    assert spread(off.after) < 0.05 * spread(s.x0)  # "one round of averaging: almost one vector"
+
+
+def test_without_the_residual_the_attention_bars_stand_tall_and_the_ffn_bars_stay_short():
+    s = scenario("river-bank")
+    off, t = s.traces["pre-off"], s.tracked
+    attention = [np.linalg.norm(step.delta[t]) for step in off.steps[0::2]]
+    ffn = [np.linalg.norm(step.delta[t]) for step in off.steps[1::2]]
+    assert all(v < 0.5 for v in ffn)  # "back to under half a unit"
+    assert all(v > np.linalg.norm(s.x0[t]) for v in attention[2:])  # "from block 3, longer than the input"
+    assert attention[1] < attention[2]  # "only then"
+    for step in off.steps:
+        np.testing.assert_array_equal(step.after, step.delta)  # x = Δ: the diamond sits on the bar top
+
+
+def test_without_the_residual_the_identity_dimension_is_gone():
+    s = scenario("river-bank")
+    identity = s.dimensions.index("bank_identity")
+    assert abs(s.traces["pre-off"].block_outputs()[-1, s.tracked, identity]) < 0.1
+    assert s.traces["pre-on"].block_outputs()[-1, s.tracked, identity] > 1.0
+
+
+@pytest.mark.parametrize("lang", ["zh", "ja"])
+def test_the_lessons_cite_the_reviewed_claims_by_trace_reference(real_site, lang):
+    refs = set()
+    for slug in ("transformer-block", "ffn-residual"):
+        tree = parse(real_site / lang / f"{slug}.html")
+        refs |= {node.attributes["data-ref"] for node in tree.css(".trace-value")}
+    assert {"off:b1.attention.after spread", "off:b3.attention length", "off:b6.attention length", "off:b3.attention weight",
+            "on:b2.attention top", "post:b1 bank_identity", "post:b6 bank_identity", "off:b1 spread", "on:b6 spread"} <= refs
+
+
+def test_the_real_lessons_build_without_a_warning():
+    from builder.build import check
+
+    from conftest import ROOT
+
+    assert [str(w) for w in check(CONTENT, ROOT / "templates")] == []
+
+
+CONTROLS_NAMED = {  # the controls and panels each lesson names in its text, in its own quotation marks
+    ("zh", "transformer-block"): ["例句", "残差连接", "深度", "上一步", "下一步", "显示数值表", "块", "四个词彼此离得多远？"],
+    ("ja", "transformer-block"): ["例文", "残差接続", "深さ", "前のステップ", "次のステップ", "数値の表を表示する", "ブロック",
+                                  "四つの語はどれだけ離れているか"],
+    ("zh", "ffn-residual"): ["深度", "显示数值表"],
+    ("ja", "ffn-residual"): ["深さ", "数値の表を表示する"],
+}
+
+
+@pytest.mark.parametrize("lang,slug", sorted(CONTROLS_NAMED))
+def test_every_control_the_text_names_is_on_the_page_under_that_name(real_site, lang, slug):
+    tree = parse(real_site / lang / f"{slug}.html")
+    quote = "“{}”" if lang == "zh" else "「{}」"
+    prose = " ".join(p.text() for p in tree.css("article p, article li") if not p.css("figure"))
+    labels = [" ".join(n.text().split()) for n in tree.css(
+        "figure.interactive button, figure.interactive legend, figure.interactive label[for], figure.interactive .chart-title")]
+    for name in CONTROLS_NAMED[(lang, slug)]:
+        assert quote.format(name) in prose, name
+        assert any(label.startswith(name) for label in labels), (name, labels)
