@@ -238,6 +238,7 @@ class LessonRenderer:
         self.md = make_markdown()
         # markdown-it binds each rule to its renderer; wrap ours so they keep `self`.
         rules = {"trace_ref": self._render_ref, "heading_open": self._open_heading, "heading_close": self._close_heading,
+                 "td_open": self._open_cell, "td_close": self._close_cell,
                  "text": self._render_text, "term_alias": self._render_text}
         for name in CONTAINERS:
             rules[f"container_{name}_open"] = getattr(self, f"_open_{name}")
@@ -370,8 +371,17 @@ class LessonRenderer:
         env["in_heading"] = False
         return self.md.renderer.renderToken(tokens, idx, options, env)
 
+    def _open_cell(self, tokens, idx, options, env):
+        # A table's first column names its rows: it breaks between phrases only, like a heading.
+        env["in_heading"] = idx > 0 and tokens[idx - 1].type == "tr_open"
+        return self.md.renderer.renderToken(tokens, idx, options, env)
+
+    def _close_cell(self, tokens, idx, options, env):
+        env["in_heading"] = False
+        return self.md.renderer.renderToken(tokens, idx, options, env)
+
     def _render_text(self, tokens, idx, options, env):
-        # Headings break between phrases only (builder/typesetting.py); other text as markdown-it would.
+        # Headings and row names break between phrases only (builder/typesetting.py); other text as markdown-it would.
         if env.get("in_heading"):
             return phrase_breaks(tokens[idx].content, env.get("lang", ""), env.get("units", ()))
         return escapeHtml(tokens[idx].content)

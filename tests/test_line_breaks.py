@@ -52,11 +52,11 @@ def test_japanese_terms_and_latin_words_are_never_split(text):
 
 
 @pytest.mark.parametrize("lang", LANGS)
-def test_no_heading_of_the_lessons_breaks_inside_a_term_or_a_word(real_site, lang):
+def test_no_heading_or_row_name_of_the_lessons_breaks_inside_a_term_or_a_word(real_site, lang):
     checked = 0
     for slug in ("transformer-block", "ffn-residual"):
         tree = parse(real_site / lang / f"{slug}.html")
-        for node in tree.css("article h1, article h2, article h3, .toc a, .pager a"):
+        for node in tree.css("article h1, article h2, article h3, .toc a, .pager a, article > table td:first-child"):
             parts = pieces(node.html)
             text = "".join(parts)
             for word in [*units(lang), *LATIN.findall(text)]:
@@ -64,3 +64,12 @@ def test_no_heading_of_the_lessons_breaks_inside_a_term_or_a_word(real_site, lan
                     checked += 1
                     assert any(word in part for part in parts), (slug, word, parts)
     assert checked > 10
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_lessons_tables_fit_a_phone_without_scrolling_sideways(real_site, open_page, lang):
+    for slug in ("transformer-block", "ffn-residual"):
+        page = open_page((real_site / lang / f"{slug}.html").as_uri(), viewport={"width": 390, "height": 800})
+        widths = page.locator("article > table").evaluate_all("ts => ts.map(t => [t.scrollWidth, t.clientWidth])")
+        assert all(scroll <= client for scroll, client in widths), (slug, widths)
