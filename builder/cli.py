@@ -1,7 +1,8 @@
 """Command line: parse arguments, call one stage, print one line per problem.
 
 User mistakes (UserError) print `path:line: message` lines and exit 1; bad flags exit 2
-(argparse). Anything else is our bug and keeps its traceback.
+(argparse); a file system error no check foresaw prints `path: reason` and exits 1. Anything else is
+our bug and keeps its traceback.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from builder.errors import UserError
+from builder.errors import UserError, printable
 
 ROOT = Path.cwd()
 
@@ -217,11 +218,11 @@ def main(argv: list[str] | None = None) -> int:
             from builder.status import mark_current
             for line in mark_current(args.content, args.templates, args.lang, args.slugs, every=args.every,
                                      force=args.force):
-                print(line)
+                print(printable(line))
         elif args.command == "catalog":
             from builder.catalogs import update_catalogs
             for line in update_catalogs(args.content, args.templates):
-                print(line)
+                print(printable(line))
         elif args.command == "new":
             from builder import authoring
             if args.what == "lesson":
@@ -231,11 +232,11 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 lines = authoring.new_scenario(args.content, args.name, args.origin)
             for line in lines:
-                print(line)
+                print(printable(line))
         elif args.command == "scenario":
             from builder.authoring import show_scenario
             for line in show_scenario(args.content, args.name):
-                print(line)
+                print(printable(line))
         elif args.command == "serve":
             from builder.serve import serve
             serve(args.content, args.out, args.templates, host=args.host, port=args.port)
@@ -248,6 +249,11 @@ def main(argv: list[str] | None = None) -> int:
         return err.exit_code
     except KeyboardInterrupt:
         return 130
+    except OSError as err:  # a file the checks above did not expect to fail (a folder made unreadable meanwhile)
+        where = err.filename if err.filename is not None else args.command
+        print(printable(f"{where}: {err.strerror or err}"), file=sys.stderr)
+        print(f"{args.command}: 1 problem" + (", nothing written" if args.command == "build" else ""), file=sys.stderr)
+        return 1
     return 0
 
 
