@@ -194,13 +194,13 @@ def _trace_ref_rule(state, silent):
     """Inline rule: `{{ reference }}` → a trace_ref token."""
     if not state.src.startswith("{{", state.pos):
         return False
-    end = state.src.find("}}", state.pos + 2)
+    end = _closing_braces(state, state.pos + 2)
     if end < 0:
         return False
     if not silent:
         token = state.push("trace_ref", "", 0)
         token.content = state.src[state.pos + 2:end].strip()
-        token.meta = {"offset": state.src.count("\n", 0, state.pos)}
+        token.meta = {"offset": _newlines_before(state, state.pos)}
     state.pos = end + 2
     return True
 
@@ -217,6 +217,28 @@ def _alias_note_rule(state, silent):
         token.content = match.group(1)
     state.pos = match.end()
     return True
+
+
+def _closing_braces(state, start: int) -> int:
+    """The first `}}` at or after `start`, or -1. The answer of the last search is kept on the inline
+    state: a paragraph of many unclosed `{{` searched to its end from each of them, in quadratic time."""
+    found = getattr(state, "_closing_braces", None)
+    if found is not None and found[0] <= start and (found[1] < 0 or found[1] >= start):
+        return found[1]
+    end = state.src.find("}}", start)
+    state._closing_braces = (start, end)
+    return end
+
+
+def _newlines_before(state, pos: int) -> int:
+    """How many lines of the inline text come before `pos`, counted on from the last reference's
+    position rather than from the start each time (which was quadratic in a paragraph of references)."""
+    counted, lines = getattr(state, "_newlines", (0, 0))
+    if pos < counted:
+        counted, lines = 0, 0
+    lines += state.src.count("\n", counted, pos)
+    state._newlines = (pos, lines)
+    return lines
 
 
 def make_markdown() -> MarkdownIt:
@@ -295,13 +317,14 @@ class LessonRenderer:
                     out.problems.append(Problem(path, line, "use ## for sections: the title comes from the front matter"))
                 last = inline.children[-1] if inline.children else None
                 found = heading_id(last.content) if last is not None and last.type == "text" else None
-                if found is None:
+                written = heading_id(inline.content)  # as typed: `{\#t}` or `{&#35;t}` only looks like an id once parsed
+                if found is None or written is None or written[0] != found[0]:
                     out.headings.append((token.tag, "?", line))  # the problem below says what is wrong
                     out.problems.append(Problem(path, line, f"heading {inline.content!r} needs a stable id, "
                                                             "e.g. `## Title {#section-name}`"))
                     continue
                 anchor, last.content = found
-                inline.content = heading_id(inline.content)[1]
+                inline.content = written[1]
                 token.attrSet("id", anchor)
                 out.sections.append((level, anchor, inline.content, line))
                 out.headings.append((token.tag, anchor, line))

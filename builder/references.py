@@ -19,6 +19,7 @@ from builder.scenarios import Scenario
 from builder.steps import RUNS, parse_ref
 
 SERIES_ARROW = " → "
+MIN_LENGTH = 1e-9  # a vector shorter than this has no direction to take a cosine of
 
 
 class TraceValues:
@@ -48,9 +49,14 @@ class TraceValues:
                 return "", f"bad block range {ref.first}-{ref.last} in {{{{{text}}}}}"
             if field is None:
                 return "", f"a series needs a field, e.g. {{{{{text} {dims[0]}}}}}"
+            if field == "cosine" and not all(self._has_direction(scenario, ref.run, n) for n in range(ref.first, ref.last + 1)):
+                return "", (f"'cosine' has no value in {{{{{text}}}}}: the tracked word's vector is zero in one of "
+                            "these blocks, so it has no direction")
             values = [self._field(scenario, ref.run, n, self._stream(trace, t, n), field) for n in range(ref.first, ref.last + 1)]
             if any(v is None for v in values):
                 return "", f"unknown field {field!r} in {{{{{text}}}}} ({known})"
+            if not all(np.isfinite(values)):
+                return "", f"{{{{{text}}}}} has no finite value in this scenario"
             return SERIES_ARROW.join(format_number(v, self.locale) for v in values), None
         if ref.sublayer:
             step = trace.steps[2 * (ref.first - 1) + (0 if ref.sublayer == "attention" else 1)]
@@ -76,10 +82,21 @@ class TraceValues:
             vector, block = self._stream(trace, t, ref.first), ref.first
         if field is None:
             return format_vector(vector, self.locale), None
+        if field == "cosine" and block is not None and not self._has_direction(scenario, ref.run, block):
+            return "", (f"'cosine' has no value in {{{{{text}}}}}: the tracked word's vector is zero there, so it has "
+                        "no direction (give the scenario's vectors a length, or print `length` instead)")
         value = self._field(scenario, ref.run, block, vector, field)
         if value is None:
             return "", f"unknown field {field!r} in {{{{{text}}}}} ({known})"
+        if not np.isfinite(value):
+            return "", f"{{{{{text}}}}} has no finite value in this scenario"
         return format_number(value, self.locale, 2 if field == "cosine" else 1), None
+
+    def _has_direction(self, scenario: Scenario, run: str, block: int) -> bool:
+        """Whether both vectors a cosine compares are long enough to have a direction."""
+        vectors = (self._stream(scenario.traces[RUNS[run]], scenario.tracked, block),
+                   self._stream(scenario.traces[RUNS["on"]], scenario.tracked, block))
+        return all(np.linalg.norm(v) > MIN_LENGTH for v in vectors)
 
     @staticmethod
     def _stream(trace: Trace, t: int, block: int) -> np.ndarray:

@@ -29,9 +29,12 @@ SIZES = {"main": {"wide": (640, 320, {"l": 58, "r": 14, "t": 18, "b": 46}),
                    "narrow": (360, 240, {"l": 46, "r": 8, "t": 18, "b": 42})}}
 
 
+MIN_TOP = 0.01  # an axis never rises less than this: tick labels show at most three decimals
+
+
 def nice_ticks(top: float, count: int = 5) -> tuple[float, list[float]]:
     """Return a rounded-up axis top and evenly spaced ticks from 0 to it."""
-    if top <= 0:
+    if not top >= MIN_TOP:  # nothing to show at the precision of the labels (or not a number): a plain 0-1 axis
         return 1.0, [0.0, 0.5, 1.0]
     raw = top / count
     power = 10 ** math.floor(math.log10(raw))
