@@ -23,6 +23,7 @@ from builder.i18n import load_site_config
 from builder.markdown import LessonRenderer
 from builder.references import TraceValues
 from builder.scenarios import Scenario, load_scenarios
+from builder.sources import content_target, write_content_file
 from builder.steps import RUNS
 
 SECTION_ID = re.compile(r"[a-z][a-z0-9-]*")
@@ -44,8 +45,9 @@ def new_lesson(content: Path, slug: str, order: int | None = None, sections: lis
                                 f"not {' or '.join(sorted(RESERVED_SLUGS))}"))
     for lang in config.languages:
         path = content / lang.code / f"{slug}.md"
-        if path.exists():
+        if path.exists() or path.is_symlink():  # a dangling link too: writing would create its target
             raise UserError(Problem(path, None, "already exists; `new lesson` never overwrites a lesson"))
+        content_target(path, content)
     sections = sections or ["first-section", "summary"]
     for anchor in sections:
         if not SECTION_ID.fullmatch(anchor):
@@ -78,8 +80,7 @@ def new_lesson(content: Path, slug: str, order: int | None = None, sections: lis
     for lang in config.languages:
         path = content / lang.code / f"{slug}.md"
         is_source = lang.code == config.source_language
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(_skeleton(order, sections, scenario, figures, is_source), encoding="utf-8")
+        write_content_file(path, _skeleton(order, sections, scenario, figures, is_source).encode("utf-8"), content)
         lines.append(f"wrote {path}" + (" (the source: write the lesson here)" if is_source else
                                         " (a stub with the same sections, for the translator)"))
     lines.append(f"next: replace every [[TODO: …]] (`python -m builder check` lists them), preview with "
@@ -114,8 +115,9 @@ def new_scenario(content: Path, name: str, origin: str) -> list[str]:
     path = folder / f"{name}.toml"
     if not SLUG.fullmatch(name):
         raise UserError(Problem(path, None, f"{name!r} is not a usable scenario name: lowercase letters, digits, hyphens"))
-    if path.exists():
+    if path.exists() or path.is_symlink():
         raise UserError(Problem(path, None, "already exists; `new scenario` never overwrites a scenario"))
+    content_target(path, content)
     scenarios, problems = load_scenarios(folder)
     if origin not in scenarios:
         own = [p for p in problems if Path(p.path).stem == origin]
@@ -139,7 +141,7 @@ def new_scenario(content: Path, name: str, origin: str) -> list[str]:
         f"depth = {other.depth}",
         f"residual = {'true' if other.residual else 'false'}",
     ]) + "\n"
-    path.write_text(text, encoding="utf-8")
+    write_content_file(path, text.encode("utf-8"), content)
     vocabulary = ", ".join(sorted(_model_vocabulary(other)))
     return [f"wrote {path} (from {other.path})",
             f"next: edit its title and tokens (the vocabulary of {other.model}: {vocabulary}), look at its numbers "

@@ -20,10 +20,10 @@ from builder.errors import Problem, UserError
 from builder.figures import KINDS
 from builder.i18n import CATALOG_NAME, TEMPLATE_NAME, SiteConfig, load_site_config, read_catalog
 from builder.markdown import LessonRenderer
-from builder.output import Staging
+from builder.output import Staging, check_apart
 from builder.pages import make_environment
 from builder.scenarios import Scenario, load_scenarios
-from builder.sources import placeholders
+from builder.sources import list_folder, placeholders, read_bytes
 from builder.terminology import GLOSSARY_NAME, Glossary, check_catalog, load_glossary
 from builder.translation import outdated_warning, state_of
 
@@ -86,8 +86,8 @@ class FileMemo:
 
     def __call__(self, path: Path, load, depends=()):
         try:
-            key = (path.read_bytes(), depends() if callable(depends) else depends)
-        except OSError:
+            key = (read_bytes(path), depends() if callable(depends) else depends)
+        except UserError:
             return load()  # let the loader report the file
         hit = self._entries.get(path)
         if hit is not None and hit[0] == key:
@@ -126,7 +126,10 @@ def gather(content: Path, templates: Path, workspace: Workspace | None = None) -
     scenarios, found = load_scenarios(content / "scenarios", remember)
     problems += found
     # Lessons may name a scenario that exists but failed to load: that file's own error is enough.
-    on_disk = {path.stem for path in (content / "scenarios").glob("*.toml")}
+    try:
+        on_disk = {path.stem for path in list_folder(content / "scenarios", ".toml")}
+    except UserError:
+        on_disk = set(scenarios)  # load_scenarios reported the folder
     lessons, found = load_lessons(content, config, on_disk, remember, figures=set(KINDS))
     problems += found
     translations, found = remember(content / TEMPLATE_NAME, lambda: load_translations(content, config, templates),
@@ -167,8 +170,8 @@ def catalog_terminology(content: Path, config: SiteConfig, glossary: Glossary, r
 
 def _read_or_none(path: Path) -> bytes | None:
     try:
-        return path.read_bytes()
-    except OSError:
+        return read_bytes(path)
+    except UserError:
         return None
 
 
@@ -247,6 +250,7 @@ def build(content: Path, out: Path, templates: Path, base_url: str | None = None
     `strict`, without a warning)."""
     started = time.perf_counter()
     watch = Stopwatch()
+    check_apart(out, content=content, templates=templates)
     with Staging(out) as staging:
         inputs, files = render_checked(content, templates, base_url, offline_link=make_zip, jobs=jobs, watch=watch,
                                        on_pages=staging.write)

@@ -17,6 +17,7 @@ from babel.messages.pofile import write_po
 
 from builder.errors import Problem, UserError
 from builder.scenarios import load_scenarios
+from builder.sources import content_target, read_bytes, write_content_file
 from builder.i18n import (CATALOG_NAME, TEMPLATE_NAME, SiteConfig, check_catalog, compile_catalog,
                           load_site_config, read_catalog)
 
@@ -116,8 +117,8 @@ def _current(content: Path, templates: Path) -> tuple[int, Catalog]:
 
 def _bytes(path: Path) -> bytes | None:
     try:
-        return path.read_bytes()
-    except OSError:
+        return read_bytes(path)
+    except UserError:  # read_bytes refuses a FIFO, which would block
         return None
 
 
@@ -131,8 +132,17 @@ def update_catalogs(content: Path, templates: Path) -> list[str]:
     _, problems = load_scenarios(content / "scenarios")  # their titles and models' dimensions become messages
     if problems:
         raise UserError(problems)
+    targets = [content / TEMPLATE_NAME, *(content / lang.code / CATALOG_NAME for lang in config.languages)]
+    problems = []
+    for path in targets:  # every file this command writes, checked before it writes any
+        try:
+            content_target(path, content)
+        except UserError as err:
+            problems += err.problems
+    if problems:
+        raise UserError(problems)
     template = extract_template(content, templates)
-    changed = _write(content / TEMPLATE_NAME, template)
+    changed = _write(content / TEMPLATE_NAME, template, content)
     lines = [f"{content / TEMPLATE_NAME}: {len(template)} messages{'' if changed else ', unchanged'}"]
     for lang in config.languages:
         path = content / lang.code / CATALOG_NAME
@@ -144,7 +154,7 @@ def update_catalogs(content: Path, templates: Path) -> list[str]:
             catalog = Catalog(locale=lang.locale, project=PROJECT, charset="utf-8")
             catalog.update(template)
             action = "created"
-        if not _write(path, catalog, ignore_obsolete=False):
+        if not _write(path, catalog, content, ignore_obsolete=False):
             action = "unchanged"
         counts = {"untranslated": sum(1 for m in catalog if m.id and not m.string),
                   "fuzzy": sum(1 for m in catalog if m.id and m.fuzzy)}
@@ -152,7 +162,7 @@ def update_catalogs(content: Path, templates: Path) -> list[str]:
     return lines
 
 
-def _write(path: Path, catalog: Catalog, ignore_obsolete: bool = True) -> bool:
+def _write(path: Path, catalog: Catalog, content: Path, ignore_obsolete: bool = True) -> bool:
     """Write a catalog (no dates, no line numbers: catalogs stay stable in version control across runs),
     with `#| msgid` giving a fuzzy entry's previous source; return whether the file changed."""
     for message in catalog:
@@ -166,8 +176,7 @@ def _write(path: Path, catalog: Catalog, ignore_obsolete: bool = True) -> bool:
                      if not line.startswith(('"POT-Creation-Date', '"PO-Revision-Date', '"Generated-By'))) + "\n"
     if path.is_file() and _bytes(path) == text.encode("utf-8"):
         return False
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+    write_content_file(path, text.encode("utf-8"), content)
     return True
 
 

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from builder.errors import Problem, UserError
 from builder.i18n import SiteConfig
-from builder.sources import parse_toml, read_text, table_line
+from builder.sources import MAX_SUMMARY_CHARS, MAX_TITLE_CHARS, list_folder, parse_toml, read_text, table_line
 from builder.steps import STEP_HELP, parse_step
 
 FENCE = "+++"
@@ -118,8 +118,12 @@ def load_lesson(path: Path, lang: str, scenarios: set[str], figures: set[str] | 
     lesson.title = meta["title"].strip()
     if not lesson.title:
         raise bad("title", "must not be empty")
+    if len(lesson.title) > MAX_TITLE_CHARS:
+        raise bad("title", f"{len(lesson.title):,} characters; a title has at most {MAX_TITLE_CHARS}")
     lesson.order = meta["order"]
     lesson.summary = meta.get("summary", "")
+    if len(lesson.summary) > MAX_SUMMARY_CHARS:
+        raise bad("summary", f"{len(lesson.summary):,} characters; a summary has at most {MAX_SUMMARY_CHARS}")
     lesson.scenario = meta.get("scenario")
     if lesson.scenario is not None and lesson.scenario not in scenarios:
         raise bad("scenario", f"unknown scenario {lesson.scenario!r} (have: {', '.join(sorted(scenarios)) or 'none'})")
@@ -169,9 +173,17 @@ def load_lessons(content: Path, config: SiteConfig, scenarios: set[str], remembe
     known = frozenset(scenarios)
     problems: list[Problem] = []
     codes = [lang.code for lang in config.languages]
-    for child in sorted(content.iterdir()):
-        if child.is_dir() and child.name not in codes and child.name not in NON_LESSON_FOLDERS:
-            if any(child.glob("*.md")):
+    try:
+        children = list_folder(content)
+    except UserError as err:
+        return {code: {} for code in codes}, err.problems
+    for child in children:
+        if child.name not in codes and child.name not in NON_LESSON_FOLDERS and child.is_dir():
+            try:
+                stray = list_folder(child, ".md")
+            except UserError:
+                stray = []  # not a language folder; an unreadable stray folder is none of the build's business
+            if stray:
                 problems.append(Problem(child, None, f"lessons in a folder that is not a declared language "
                                                      f"(declared: {', '.join(codes)}; see content/site.toml)"))
     lessons: dict[str, dict[str, Lesson]] = {}
@@ -181,7 +193,12 @@ def load_lessons(content: Path, config: SiteConfig, scenarios: set[str], remembe
         if not folder.is_dir():
             problems.append(Problem(folder, None, "missing language folder"))
             continue
-        for path in lesson_files(folder):
+        try:
+            paths = lesson_files(folder)
+        except UserError as err:
+            problems.extend(err.problems)
+            continue
+        for path in paths:
             try:
                 lesson = remember(path, lambda: load_lesson(path, code, scenarios, figures), (code, known, frozenset(figures or ())))
             except UserError as err:
@@ -200,7 +217,7 @@ def load_lessons(content: Path, config: SiteConfig, scenarios: set[str], remembe
 def lesson_files(folder: Path) -> list[Path]:
     """Return the lesson files of a language folder. Hidden names are skipped: editors keep lock files
     and backups there (Emacs's `.#lesson.md` is a symbolic link to nowhere while the lesson is open)."""
-    return sorted(path for path in folder.glob("*.md") if not path.name.startswith("."))
+    return list_folder(folder, ".md")
 
 
 def all_slugs(lessons: dict[str, dict[str, Lesson]], source_language: str) -> list[str]:

@@ -21,7 +21,7 @@ from babel.messages.pofile import PoFileError, read_po
 from babel.numbers import format_decimal
 
 from builder.errors import Problem, UserError
-from builder.sources import key_line, read_bytes, read_toml, table_line
+from builder.sources import MAX_TITLE_CHARS, key_line, read_bytes, read_toml, table_line
 
 MINUS = "\u2212"
 CATALOG_NAME = "messages.po"
@@ -105,9 +105,7 @@ def load_site_config(content: Path) -> SiteConfig:
 
 def read_catalog(path: Path, locale: str | None = None) -> Catalog:
     """Parse a .po/.pot file, raising a UserError with the line of any syntax error."""
-    if not path.exists() and not path.is_symlink():
-        raise UserError(Problem(path, None, "missing catalog (run `python -m builder catalog`)"))
-    raw = read_bytes(path)
+    raw = read_bytes(path, missing="missing catalog (run `python -m builder catalog`)")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
@@ -118,6 +116,7 @@ def read_catalog(path: Path, locale: str | None = None) -> Catalog:
         if (stripped.startswith(("msgid", "msgstr", "msgctxt", '"'))
                 and not re.fullmatch(r'(msgid|msgid_plural|msgstr(\[\d+\])?|msgctxt)?\s*"(?:[^"\\]|\\.)*"', stripped)):
             raise UserError(Problem(path, number, f"invalid catalog: expected a quoted string, got {stripped!r}"))
+    _check_plural_count(text, path)  # before Babel: it makes a list of nplurals entries per plural message
     try:
         return read_po(io.BytesIO(raw), locale=locale, abort_invalid=True)
     except PoFileError as err:
@@ -126,17 +125,59 @@ def read_catalog(path: Path, locale: str | None = None) -> Catalog:
         raise UserError(Problem(path, int(match.group(1)) + 1 if match else None, f"invalid catalog: {message}")) from None
 
 
+MAX_PLURALS = 6  # CLDR's largest number of plural forms (Arabic has six)
+_NPLURALS = re.compile(r"nplurals\s*=\s*([^;\s]*)")
+
+
+def _check_plural_count(text: str, path: Path) -> None:
+    """Refuse a Plural-Forms header asking for more forms than any language has (nplurals=40000000
+    made Babel and gettext build forty million strings per plural message). The header is the
+    `msgstr` of the first entry, `msgid ""`; its quoted pieces are joined as a PO reader joins them."""
+    pieces, line_of, in_header = [], None, False
+    for number, line in enumerate(text.split("\n"), 1):
+        stripped = line.strip()
+        if stripped.startswith("msgid"):
+            if pieces or stripped != 'msgid ""':
+                break
+        elif stripped.startswith('msgstr ""'):
+            in_header = True
+        elif in_header and stripped.startswith('"'):
+            pieces.append(stripped[1:-1])
+            if "Plural-Forms" in stripped or "nplurals" in stripped:
+                line_of = line_of or number
+        elif in_header and stripped and not stripped.startswith("#"):
+            break
+    match = _NPLURALS.search("".join(pieces))
+    if match and not re.fullmatch(r"[0-9]{1,2}", match.group(1)) or match and not 1 <= int(match.group(1)) <= MAX_PLURALS:
+        raise UserError(Problem(path, line_of, f"invalid Plural-Forms header: nplurals must be 1 to {MAX_PLURALS}, "
+                                               f"got {match.group(1)[:20]!r}"))
+
+
+# Translations are bounded, so a catalog cannot make pages of megabytes (a scenario title is shown in
+# every state of every figure): titles at most MAX_TITLE_CHARS, anything else twice its English source.
+TITLE_CONTEXTS = ("scenario", "dimension")
+
+
+def max_translation_chars(source: str, context: str | None) -> int:
+    return MAX_TITLE_CHARS if context in TITLE_CONTEXTS else max(MAX_TITLE_CHARS, 2 * len(source))
+
+
 # A printf-style marker as Python's `%` operator reads it; `%%` is a literal percent sign.
 FORMAT_MARKER = re.compile(r"%(?:\((\w+)\))?[-#0 +]*(?:\d+|\*)?(?:\.(?:\d+|\*))?[diouxXeEfFgGcrsa%]|%")
 
 
 def format_markers(text: str) -> tuple[list[str], list[str]]:
-    """Return (named placeholders, anything else the `%` operator would choke on or fill positionally)."""
+    """Return (named placeholders, anything else). Only `%(name)s` is a placeholder: a conversion such as
+    `%(n)d` fails on a word, and a width such as `%(n)300000000s` makes a string of that many spaces."""
     named, other = [], []
     for match in FORMAT_MARKER.finditer(text):
-        if match.group(0) == "%%":
+        marker, name = match.group(0), match.group(1)
+        if marker == "%%":
             continue
-        (named if match.group(1) else other).append(match.group(1) or match.group(0))
+        if name and marker == f"%({name})s":
+            named.append(name)
+        else:
+            other.append(marker)
     return named, other
 
 
@@ -174,21 +215,32 @@ def check_catalog(catalog: Catalog, template: Catalog, path: Path) -> list[Probl
             problems.append(Problem(path, own.lineno, f"fuzzy translation of {label!r}, shown in English until "
                                                       "reviewed: check it, then remove the `#, fuzzy` line", "warning"))
         else:
-            strings = own.string if isinstance(own.string, (list, tuple)) else [own.string]
-            want = set(format_markers(message.id if isinstance(message.id, str) else message.id[0])[0])
-            for string in strings:
-                named, other = format_markers(string)
-                wide = full_width_placeholder(string)
-                if wide:
-                    problems.append(Problem(path, own.lineno, f"{wide} in the translation of {label!r}: type "
-                                                              "placeholders with the ASCII % ( ), as %(name)s"))
-                elif other:
-                    problems.append(Problem(path, own.lineno, f"format marker {other[0]!r} in the translation of {label!r}: "
-                                                              "use only the source's named placeholders, and %% for a percent sign"))
-                elif set(named) != want:
-                    problems.append(Problem(path, own.lineno, f"placeholders {sorted(set(named))} in the translation of "
-                                                              f"{label!r} differ from the source's {sorted(want)}"))
+            problem = translation_problem(own, message, label)
+            if problem:
+                problems.append(Problem(path, own.lineno, problem))
     return problems
+
+
+def translation_problem(own, source, label: str) -> str | None:
+    """Why the translation `own` of the template message `source` (named `label`) cannot be used, or None."""
+    strings = own.string if isinstance(own.string, (list, tuple)) else [own.string]
+    source_id = source.id if isinstance(source.id, str) else source.id[0]
+    want = set(format_markers(source_id)[0])
+    longest = max_translation_chars(source_id, source.context)
+    for string in strings:
+        named, other = format_markers(string)
+        wide = full_width_placeholder(string)
+        if wide:
+            return f"{wide} in the translation of {label!r}: type placeholders with the ASCII % ( ), as %(name)s"
+        if other:
+            return (f"format marker {other[0][:40]!r} in the translation of {label!r}: use only the source's named "
+                    "placeholders, written %(name)s, and %% for a percent sign")
+        if set(named) != want:
+            return f"placeholders {sorted(set(named))} in the translation of {label!r} differ from the source's {sorted(want)}"
+        if len(string) > longest:
+            return (f"the translation of {label!r} is {len(string):,} characters; at most {longest} are allowed "
+                    + ("for a title" if source.context in TITLE_CONTEXTS else "(twice the source, or 120)"))
+    return None
 
 
 def compile_catalog(catalog: Catalog, path: Path | None = None) -> gettext.GNUTranslations:
@@ -203,9 +255,9 @@ def compile_catalog(catalog: Catalog, path: Path | None = None) -> gettext.GNUTr
         line = None
         if path is not None:
             try:
-                line = next((n for n, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+                line = next((n for n, text in enumerate(read_bytes(path).decode("utf-8").splitlines(), 1)
                              if text.strip().startswith('"Plural-Forms:')), None)
-            except (OSError, UnicodeDecodeError):
+            except (UserError, UnicodeDecodeError):
                 pass
         raise UserError(Problem(path or "catalog", line, f"invalid Plural-Forms header "
                                                          f"{catalog.plural_forms!r}: {err}")) from None

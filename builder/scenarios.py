@@ -46,7 +46,7 @@ import numpy as np
 from builder import engine
 from builder.errors import Problem, UserError
 from builder.models import D, Model, load_models, matrix
-from builder.sources import key_line, placeholders, read_toml, table_line
+from builder.sources import MAX_TITLE_CHARS, key_line, list_folder, placeholders, read_bytes, read_toml, table_line
 
 JSON_DECIMALS = 4
 # Limits, so a scenario cannot make pages of hundreds of megabytes: every page embeds every token's
@@ -129,6 +129,9 @@ def load_scenario(path: Path, models: dict[str, Model] | None = None) -> Scenari
     if unknown:
         raise bad(unknown[0], f"unknown key (a scenario has {', '.join(sorted(KNOWN_KEYS))}; {HELP})")
     title = need(data, "title", str)
+    if not 1 <= len(title.strip()) <= MAX_TITLE_CHARS or not title.isprintable():
+        raise bad("title", f"a title is 1 to {MAX_TITLE_CHARS} printable characters, got {len(title):,}"
+                           + (" (with a line break or control character)" if not title.isprintable() else ""))
     model_name = need(data, "model", str)
     if models is None:
         models, _ = load_models(models_folder(path))
@@ -250,7 +253,11 @@ def load_scenarios(folder: Path, remember=None, models: dict[str, Model] | None 
     def models_now():  # a scenario is loaded again when a model it may name changes
         return tuple((name, _read_or_none(model.path)) for name, model in sorted(models.items()))
 
-    for path in sorted(folder.glob("*.toml")):
+    try:
+        paths = list_folder(folder, ".toml")
+    except UserError as err:
+        return scenarios, problems + err.problems
+    for path in paths:
         try:
             scenarios[path.stem] = remember(path, lambda: load_scenario(path, models), models_now)
         except UserError as err:
@@ -260,8 +267,8 @@ def load_scenarios(folder: Path, remember=None, models: dict[str, Model] | None 
 
 def _read_or_none(path: Path) -> bytes | None:
     try:
-        return path.read_bytes()
-    except OSError:
+        return read_bytes(path)
+    except UserError:  # read_bytes refuses a FIFO, which would block
         return None
 
 

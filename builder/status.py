@@ -13,7 +13,7 @@ from builder.errors import Problem, UserError
 from builder.i18n import CATALOG_NAME, catalog_counts, load_site_config, read_catalog
 from builder.scenarios import load_scenarios
 from builder.sourcediff import Line, Style, change_as_dict
-from builder.translation import Progress, State, snapshot_path, state_of, write_record
+from builder.translation import Progress, State, record_targets, snapshot_path, state_of, write_record
 
 INCOMPLETE = ("outdated", "unmarked", "missing")
 
@@ -259,8 +259,10 @@ def mark_current(content: Path, templates: Path, lang: str, slugs: list[str], ev
         found = list(dict.fromkeys(p for p in found if Path(p.path) in paths and p.severity == "error"))
     if found:
         raise NotMarked(found)
+    for slug in targets:  # every file to be written, checked before the first is
+        record_targets(lessons[lang][slug], content)
     lines = []
     for slug in targets:
-        copy = write_record(lessons[lang][slug], source[slug])
+        copy = write_record(lessons[lang][slug], source[slug], content)
         lines.append(f"{lessons[lang][slug].path}: marked current with {source[slug].path} (copy kept in {copy})")
     return lines

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from builder.content import FENCE, Lesson
 from builder.errors import Problem
-from builder.sources import PLACEHOLDER, read_text
+from builder.sources import PLACEHOLDER, content_target, read_bytes, read_text, write_content_file
 
 SNAPSHOTS = "translated-from"  # content/<lang>/translated-from/<slug>.md: the source as it was
 HEADING = re.compile(r"^(#{2,3}) .*\{#([a-z][a-z0-9-]*)\}\s*$")
@@ -312,10 +312,17 @@ class Progress:
         }
 
 
-def write_record(lesson: Lesson, source: Lesson) -> Path:
+def record_targets(lesson: Lesson, content: Path) -> None:
+    """Refuse (before anything is written) to write the record through a link that leaves content/."""
+    content_target(lesson.path, content)
+    content_target(snapshot_path(lesson.path), content)
+
+
+def write_record(lesson: Lesson, source: Lesson, content: Path) -> Path:
     """Replace (or add) the [translation] table of the lesson's front matter, keeping everything else of
     it as written (comments, order; a `[translation.sections]` sub-table goes with the old record),
-    and keep a copy of the source beside it. Return the copy's path."""
+    and keep a copy of the source beside it. Return the copy's path. Both files are written by rename,
+    never through a link out of `content`."""
     import tomlkit
 
     lines = lesson.text.split("\n")
@@ -329,11 +336,10 @@ def write_record(lesson: Lesson, source: Lesson) -> Path:
     text = tomlkit.dumps(front).rstrip("\n")
     front_lines = ([text, ""] if text else []) + tomlkit.dumps(tomlkit.document() | {"translation": record}).rstrip("\n").split("\n")
     new_text = "\n".join([lines[0], *front_lines, *lines[end:]])
-    newline = "\r\n" if b"\r\n" in lesson.path.read_bytes() else "\n"  # keep a Windows editor's line endings
+    newline = "\r\n" if b"\r\n" in read_bytes(lesson.path) else "\n"  # keep a Windows editor's line endings
     copy = snapshot_path(lesson.path)
-    copy.parent.mkdir(parents=True, exist_ok=True)
-    copy.write_bytes(source.text.encode("utf-8"))
-    lesson.path.write_bytes(new_text.replace("\n", newline).encode("utf-8"))
+    write_content_file(copy, source.text.encode("utf-8"), content)
+    write_content_file(lesson.path, new_text.replace("\n", newline).encode("utf-8"), content)
     return copy
 
 

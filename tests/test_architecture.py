@@ -25,7 +25,7 @@ ALLOWED = {
     "references": {"engine", "i18n", "scenarios", "steps"},
     "markdown": {"cjk", "errors", "mathml", "typesetting"},
     "pages": {"errors", "typesetting"},
-    "catalogs": {"errors", "i18n", "scenarios"},
+    "catalogs": {"errors", "i18n", "scenarios", "sources"},
     "checks": {"content", "errors", "markdown", "translation"},
     "terminology": {"errors", "sources"},
     "translation": {"content", "errors", "sources"},
@@ -45,7 +45,7 @@ ALLOWED = {
               "scenarios", "site", "sources", "terminology", "translation"},
     "serve": {"build", "errors", "output", "site"},
     # The authors' commands: skeletons and a scenario's numbers.
-    "authoring": {"content", "errors", "i18n", "markdown", "models", "references", "scenarios", "steps"},
+    "authoring": {"content", "errors", "i18n", "markdown", "models", "references", "scenarios", "sources", "steps"},
     # The translators' commands reuse the build's checks.
     "status": {"build", "catalogs", "checks", "content", "errors", "i18n", "scenarios", "site", "sourcediff",
                "translation"},

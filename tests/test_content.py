@@ -4,6 +4,7 @@ Tests named for a lesson read the real content; tests of the checks break the fi
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 import sys
@@ -210,14 +211,14 @@ def test_an_unreadable_lesson_is_reported_with_its_path(content_copy, monkeypatc
     from builder.build import check
     from builder.errors import UserError
 
-    real = Path.read_bytes
+    real = os.open
 
-    def read_bytes(path):
-        if path.name == "ffn-residual.md" and path.parent.name == "ja":
+    def open_(path, *args, **kwargs):
+        if Path(path).name == "ffn-residual.md" and Path(path).parent.name == "ja":
             raise PermissionError(13, "Permission denied", str(path))
-        return real(path)
+        return real(path, *args, **kwargs)
 
-    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    monkeypatch.setattr(os, "open", open_)
     with pytest.raises(UserError) as caught:
         check(content_copy, ROOT / "templates")
     assert [str(p) for p in caught.value.problems] == [f"{content_copy / 'ja' / 'ffn-residual.md'}: cannot read: Permission denied"]
