@@ -7,7 +7,9 @@ is two renames, and a build killed between them leaves the old site in `.dist.ol
 
 Builds into the same folder are serialised by a lock (`flock` on the folder that holds it), and the
 build that holds the lock first clears what killed builds left: stale staging folders, and an old
-site whose swap was interrupted (put back if `out` is missing).
+site whose swap was interrupted (put back if `out` is missing). Only folders that carry the builder's
+marker file are ever removed. When `out` is a symbolic link, the folder it names is replaced and the
+link is kept.
 """
 
 from __future__ import annotations
@@ -57,16 +59,83 @@ class OutputLock:
             self._fd = None
 
 
+def leftovers(out: Path, kind: str) -> list[Path]:
+    """The folders a killed build left beside `out`: `.NAME.old-PID` (an old site) or `.NAME.new-XXXX`
+    (a staging folder). Names are compared as text, never as a pattern (`--out 'd/*'` once matched any
+    dotted folder in d/), and only folders holding the builder's marker are ours."""
+    prefix = f".{out.name}.{kind}-"
+    try:
+        names = os.listdir(out.parent)
+    except OSError:
+        return []
+    found = []
+    for name in names:
+        path = out.parent / name
+        if name.startswith(prefix) and path.is_dir() and not path.is_symlink() and (path / MARKER).is_file():
+            found.append(path)
+    return found
+
+
 def recover(out: Path) -> None:
     """Clear what killed builds left beside `out` (call with the lock held): put back an old site whose
-    swap was interrupted if `out` is missing, then remove stale staging and old folders."""
-    leftovers = sorted(out.parent.glob(f".{out.name}.old-*"), key=lambda p: p.stat().st_mtime, reverse=True)
-    if not out.exists() and leftovers and (leftovers[0] / MARKER).exists():
-        leftovers[0].rename(out)
-        leftovers = leftovers[1:]
-    for stale in [*leftovers, *out.parent.glob(f".{out.name}.new-*")]:
-        if stale.is_dir() and not stale.is_symlink():
-            shutil.rmtree(stale, ignore_errors=True)
+    swap was interrupted if `out` is missing, then remove stale staging and old folders, ours only."""
+    olds = sorted(leftovers(out, "old"), key=lambda p: p.stat().st_mtime, reverse=True)
+    if not out.exists() and not out.is_symlink() and olds:
+        olds[0].rename(out)
+        olds = olds[1:]
+    for stale in [*olds, *leftovers(out, "new")]:
+        shutil.rmtree(stale, ignore_errors=True)
+    try:  # a build killed between creating its staging folder and marking it left it empty
+        names = os.listdir(out.parent)
+    except OSError:
+        return
+    for name in names:
+        if name.startswith(f".{out.name}.new-"):
+            try:
+                os.rmdir(out.parent / name)  # only ever removes an empty folder
+            except OSError:
+                pass
+
+
+def resolve_output(out: Path) -> Path:
+    """The folder a build replaces. A symbolic link is followed (the link stays, its target gets the
+    new site), so that the link and the folder it names never part."""
+    out = out.absolute()
+    if out.is_symlink():
+        target = Path(os.path.realpath(out))
+        if not target.is_dir():
+            raise UserError(Problem(out, None, f"is a symbolic link to {target}, which is not a folder; "
+                                               "make the folder, or remove the link"))
+        return target
+    return out
+
+
+def check_ours(out: Path) -> None:
+    """Refuse an output path that is not a folder, or a folder with files the builder did not make."""
+    if out.exists() and not out.is_dir():
+        raise UserError(Problem(out, None, "output path exists and is not a folder"))
+    try:
+        foreign = out.is_dir() and any(out.iterdir()) and not (out / MARKER).is_file()
+    except OSError as err:
+        raise UserError(Problem(out, None, f"cannot read the output folder: {err.strerror}")) from None
+    if foreign:
+        raise UserError(Problem(out, None, f"output folder is not empty and was not made by this builder "
+                                           f"(no {MARKER} file); refusing to replace it"))
+
+
+def check_apart(out: Path, **inputs: Path) -> None:
+    """Refuse an output folder inside an input folder (the preview rebuilt forever on its own writes,
+    and the builder would read its own output as content), or an input inside the output folder (a
+    build replaces the output folder whole, and would delete it)."""
+    where = out.resolve()
+    for what, folder in inputs.items():
+        inside = folder.resolve()
+        if where == inside or where.is_relative_to(inside):
+            raise UserError(Problem(out, None, f"the output folder is inside the {what} folder {folder}; "
+                                               "choose an --out outside it"))
+        if inside.is_relative_to(where):
+            raise UserError(Problem(out, None, f"the {what} folder {folder} is inside the output folder, which a "
+                                               "build replaces whole; choose another --out"))
 
 
 def _exchange(a: Path, b: Path) -> bool:
@@ -95,17 +164,14 @@ class Staging:
     CPU, so threads create them while the workers render."""
 
     def __init__(self, out: Path):
-        out = out.absolute()
-        if out.exists() and not out.is_dir():
-            raise UserError(Problem(out, None, "output path exists and is not a folder"))
-        if out.is_dir() and any(out.iterdir()) and not (out / MARKER).exists():
-            raise UserError(Problem(out, None, f"output folder is not empty and was not made by this builder "
-                                               f"(no {MARKER} file); refusing to replace it"))
+        out = resolve_output(out)
+        check_ours(out)
         self.out = out
         self.lock = OutputLock(out).__enter__()
         try:
             recover(out)
             self.folder = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-", dir=out.parent))
+            (self.folder / MARKER).write_text("A build in progress (or killed); safe to delete.\n", encoding="utf-8")
         except OSError as err:
             self.lock.__exit__()
             raise UserError(Problem(out.parent, None, f"cannot write the output folder: {err.strerror}")) from None
@@ -152,6 +218,26 @@ class Staging:
             if old.exists() and not self.out.exists():
                 old.rename(self.out)
             raise UserError(Problem(self.out, None, f"cannot write the output folder: {err.strerror}")) from None
+
+
+def replace_file(folder: Path, rel: str, data: bytes) -> None:
+    """Replace one file of an output folder in one rename (the preview's partial rebuilds): a reader, or
+    a kill, sees the old page or the new one, never a truncated one. The temporary name is a dotfile,
+    which the preview never serves."""
+    target = folder / rel
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        try:
+            with os.fdopen(fd, "wb") as file:
+                file.write(data)
+            os.chmod(temporary, 0o644)  # as the rest of the site (mkstemp makes it private)
+            os.replace(temporary, target)
+        except BaseException:
+            os.unlink(temporary)
+            raise
+    except OSError as err:
+        raise UserError(Problem(target, None, f"cannot write: {err.strerror or err}")) from None
 
 
 def write_atomically(out: Path, files: dict[str, bytes]) -> None:
