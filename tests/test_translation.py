@@ -81,7 +81,8 @@ def test_lesson_missing_in_ja_is_listed_with_a_notice_and_no_hreflang(tmp_path, 
     assert page.css_first("html").attributes["lang"] == "ja"
     assert page.css_first("article").attributes["lang"] == "zh-Hans"
     assert "まだ日本語に翻訳されていません" in page.css_first(".notice").text()
-    hreflangs = {l.attributes["hreflang"] for l in parse(out / "zh" / "ffn-residual.html").css('link[rel="alternate"]')}
+    linked = build_site(content_copy, tmp_path / "linked", "--base-url", "https://example.org/")
+    hreflangs = {l.attributes["hreflang"] for l in parse(linked / "zh" / "ffn-residual.html").css('link[rel="alternate"]')}
     assert hreflangs == {"zh-Hans", "x-default"}
 
 
@@ -184,12 +185,14 @@ def test_serve_rebuilds_after_an_edit_and_reloads_the_page(preview, open_page):
     edit(content / "zh" / "transformer-block.md", "## 常见误区 {#mistakes}", "## 常见误区（已修改） {#mistakes}")
     page.wait_for_function("() => window.__marker === undefined && document.querySelector('#mistakes') && "
                            "document.querySelector('#mistakes').textContent.includes('已修改')", timeout=15000)
-    # A broken edit shows the error, with file and line, in the page; the server keeps running.
+    # A broken edit replaces the page with the problems, with file and line; the server keeps running,
+    # and the page comes back by itself once the edit is undone.
     edit(content / "zh" / "transformer-block.md", "{{on:b2}}", "{{on:b9}}")
-    page.wait_for_selector("#lesson-builder-error", timeout=15000)
-    assert "transformer-block.md:" in page.locator("#lesson-builder-error").text_content()
+    page.wait_for_selector("#lesson-builder-problems", timeout=15000)
+    assert "transformer-block.md:" in page.locator("#lesson-builder-problems").text_content()
     edit(content / "zh" / "transformer-block.md", "{{on:b9}}", "{{on:b2}}")
-    page.wait_for_function("() => !document.getElementById('lesson-builder-error')", timeout=15000)
+    page.wait_for_selector("#mistakes", timeout=15000)
+    assert page.locator("#lesson-builder-problems").count() == 0
 
 
 def test_serve_binds_loopback_by_default():
