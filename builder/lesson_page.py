@@ -113,11 +113,12 @@ def render_unit(inputs, plan: Plan, slug: str) -> Unit:
             if status in ("outdated", "unmarked") else ([], [])
         translations = inputs.translations[lang.code]
         page = context(lang, languages, "../", plan.base, f"{lang.code}/{slug}.html", plan.offline_link)
-        root = plan.base or "../"
         page.update(
             switcher=[switch(other, lang, f"../{other.code}/{slug}.html") for other in languages],
-            alternates=[{"hreflang": other.html_lang, "href": f"{root}{other.code}/{slug}.html"} for other in available]
-            + ([{"hreflang": "x-default", "href": f"{root}{source_lang}/{slug}.html"}] if slug in lessons[source_lang] else []),
+            # Search engines accept only absolute alternates: without --base-url there are none to give.
+            alternates=[{"hreflang": other.html_lang, "href": f"{plan.base}{other.code}/{slug}.html"} for other in available]
+            + ([{"hreflang": "x-default", "href": f"{plan.base}{source_lang}/{slug}.html"}] if slug in lessons[source_lang] else [])
+            if plan.base else [],
             notice="untranslated" if lesson is None else status if status in ("outdated", "unmarked") else None,
             missing_sections=missing,
             notice_href=f"../{shown.lang if lesson is None else source_lang}/{slug}.html",

@@ -59,8 +59,8 @@ def render_site(inputs, base_url: str | None, only: set[str] | None = None,
         context = context_(lang, languages, "../", base, f"{lang.code}/index.html", offline_link)
         context.update(
             switcher=[switch(other, lang, f"../{other.code}/index.html") for other in languages],
-            alternates=[{"hreflang": o.html_lang, "href": f"{base or '../'}{o.code}/index.html"} for o in languages]
-            + [{"hreflang": "x-default", "href": f"{base or '../'}index.html"}],
+            alternates=[{"hreflang": o.html_lang, "href": f"{base}{o.code}/index.html"} for o in languages]
+            + [{"hreflang": "x-default", "href": f"{base}index.html"}] if base else [],  # absolute or none
             lessons=[_list_entry(lessons, lang.code, source_lang, slug, languages) for slug in listed],
         )
         try:
