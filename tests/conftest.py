@@ -6,10 +6,20 @@ the real content on purpose)."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# Property tests are deterministic wherever they run: the same examples every time (derandomize), no
+# example database carried between runs, no per-example deadline (the machine is shared). Each test
+# bounds its own number of examples. HYPOTHESIS_PROFILE=explore searches with fresh random examples.
+settings.register_profile("repeatable", derandomize=True, database=None, deadline=None, print_blob=True,
+                          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+settings.register_profile("explore", parent=settings.get_profile("repeatable"), derandomize=False, max_examples=2000)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTENT = ROOT / "content"

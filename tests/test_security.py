@@ -4,13 +4,16 @@ the output folder's atomicity under SIGKILL. (Inputs that must be refused are in
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import shutil
 import signal
 import socket
+import stat
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -18,7 +21,7 @@ from xml.etree import ElementTree as ET
 
 import pytest
 
-from conftest import CONTENT, ROOT, build_site, html_pages, parse
+from conftest import CONTENT, ROOT, build_site, copy_fixture, html_pages, parse
 from test_site import tree_digest
 
 META_REFRESH = '<meta http-equiv="refresh" content="0;url=https://example.org/">'
@@ -173,15 +176,23 @@ def test_preview_drops_idle_connections_and_bounds_them(preview_server):
             sock.close()
 
 
+def wait_for_status(port: int, text: bytes, present: bool = True, seconds: float = 20) -> bytes:
+    deadline = time.time() + seconds
+    status = request(port, "/__lesson_builder/status")[1]
+    while time.time() < deadline and (text in status) != present:
+        time.sleep(0.2)
+        status = request(port, "/__lesson_builder/status")[1]
+    return status
+
+
 def test_preview_keeps_serving_when_a_folder_appears_where_a_lesson_should_be(preview_server):
     port, content, out = preview_server
     (content / "zh" / "oops.md").mkdir()
-    deadline = time.time() + 20
-    status = b""
-    while time.time() < deadline and b"is a folder" not in status:
-        time.sleep(0.2)
-        status = request(port, "/__lesson_builder/status")[1]
-    assert b"oops.md: is a folder, not a file" in status
+    assert b"oops.md: is a folder, not a file" in wait_for_status(port, b"is a folder")
+    status, body = request(port, "/zh/index.html")  # the problems, in place of the page
+    assert status == 200 and b"oops.md: is a folder, not a file" in body and b"The build failed" in body
+    (content / "zh" / "oops.md").rmdir()
+    assert b"is a folder" not in wait_for_status(port, b"is a folder", present=False)
     assert request(port, "/zh/index.html")[0] == 200
 
 
@@ -264,3 +275,357 @@ def test_where_exchange_is_unavailable_two_renames_replace_the_site(tmp_path, co
     build_site(content_copy, out)
     assert "新的一句" in (out / "zh" / "ffn-residual.html").read_text(encoding="utf-8")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["content", "dist"]
+
+
+# The second hostile round (issue 21): nothing lost, nothing exposed ----------------------------------------
+
+def run_builder(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "builder", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def test_recovery_removes_only_folders_the_builder_marked(tmp_path, content_copy):
+    site = build_site(content_copy, tmp_path / "site")
+    theirs = {tmp_path / ".site.old-2024" / "notes.txt": "a user's notes", tmp_path / ".site.new-draft" / "draft.txt": "a draft"}
+    for path, text in theirs.items():
+        path.parent.mkdir()
+        path.write_text(text)
+    killed = tmp_path / ".site.new-k1ll3d"  # what a killed build leaves: marked as ours
+    (killed / "zh").mkdir(parents=True)
+    (killed / ".lesson-builder").write_text("A build in progress (or killed); safe to delete.\n")
+    build_site(content_copy, site)
+    assert {path: path.read_text() for path in theirs} == theirs
+    assert not killed.exists()
+
+
+def test_an_output_name_is_never_read_as_a_pattern(tmp_path, content_copy):
+    notes = tmp_path / "d" / ".notes.old-2024" / "notes.txt"
+    notes.parent.mkdir(parents=True)
+    notes.write_text("keep me")
+    result = run_builder("build", "-q", "--content", str(content_copy), "--out", str(tmp_path / "d" / "*"))
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "d" / "*" / "zh" / "index.html").is_file()
+    assert notes.read_text() == "keep me"
+
+
+def test_an_output_folder_that_is_a_link_stays_a_link(tmp_path, content_copy):
+    real = tmp_path / "published"
+    real.mkdir()
+    link = tmp_path / "dist"
+    link.symlink_to(real)
+    build_site(content_copy, link)
+    edit(content_copy / "zh" / "ffn-residual.md", "## 下一步 {#next}", "## 下一步 {#next}\n\n新的一句。")
+    build_site(content_copy, link)
+    assert link.is_symlink() and Path(os.readlink(link)) == real
+    assert "新的一句" in (real / "zh" / "ffn-residual.html").read_text(encoding="utf-8")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["content", "dist", "published"]
+
+
+def test_an_output_link_to_nothing_is_refused(tmp_path, content_copy):
+    (tmp_path / "dist").symlink_to(tmp_path / "missing")
+    result = run_builder("build", "--content", str(content_copy), "--out", str(tmp_path / "dist"))
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert f"{tmp_path / 'dist'}: is a symbolic link to {tmp_path / 'missing'}, which is not a folder" in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["content", "dist"]
+
+
+def test_catalog_and_mark_current_replace_files_by_rename(content_copy):
+    """Each file the builder writes in content/ is a new file renamed over the old one (a crash leaves one or
+    the other), with the old one's permissions, and no temporary file is left behind."""
+    pot, po, lesson = content_copy / "messages.pot", content_copy / "ja" / "messages.po", content_copy / "ja" / "ffn-residual.md"
+    po.chmod(0o640)
+    before = {path: path.stat().st_ino for path in (pot, po, lesson)}
+    assert run_builder("catalog", "--content", str(content_copy)).returncode == 0
+    assert run_builder("mark-current", "ja", "ffn-residual", "--content", str(content_copy)).returncode == 0
+    assert all(path.stat().st_ino != inode for path, inode in before.items())
+    assert stat.S_IMODE(po.stat().st_mode) == 0o640
+    assert not [p for p in content_copy.rglob(".*")]
+
+
+def test_catalog_writes_through_a_link_that_stays_inside_content(content_copy):
+    shared = content_copy / "shared"
+    shared.mkdir()
+    (content_copy / "messages.pot").rename(shared / "messages.pot")
+    (content_copy / "messages.pot").symlink_to(Path("shared") / "messages.pot")
+    assert run_builder("catalog", "--content", str(content_copy)).returncode == 0
+    assert (content_copy / "messages.pot").is_symlink() and "msgid" in (shared / "messages.pot").read_text(encoding="utf-8")
+
+
+def test_an_unreadable_language_folder_is_one_line(tmp_path):
+    """As a user without root's override: a language folder nobody may read."""
+    if os.geteuid() == 0 and not shutil.which("setpriv"):
+        pytest.fail("running as root needs setpriv (util-linux) to test as an ordinary user")
+    root = Path(tempfile.mkdtemp(prefix="unreadable-", dir="/tmp"))
+    try:
+        content = copy_fixture(root / "content")
+        (root / "out").mkdir()
+        for path in [root, *root.rglob("*")]:
+            path.chmod(0o777 if path.is_dir() else 0o666)
+        (content / "ja").chmod(0)
+        user = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if os.geteuid() == 0 else []
+        result = subprocess.run([*user, sys.executable, "-m", "builder", "build", "--content", str(content),
+                                 "--out", str(root / "out" / "dist")], cwd=ROOT, capture_output=True, text=True, timeout=120)
+        assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+        assert f"{content / 'ja'}: cannot read the folder: Permission denied" in result.stderr.splitlines()
+        assert result.stderr.splitlines()[-1].endswith("nothing written")
+    finally:
+        (content / "ja").chmod(0o755)
+        shutil.rmtree(root)
+
+
+# The preview: never a folder it did not make, never a dotfile, never half a page, never stuck.
+
+def serve_command(content: Path, out: Path, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "builder", "serve", "--content", str(content), "--out", str(out), "--port", "0", *extra]
+
+
+def refused_at_once(command: list[str]) -> subprocess.CompletedProcess:
+    """Run a preview that must refuse to start; one that starts anyway is stopped and fails the test."""
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        out, err = process.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        out, err = process.communicate()
+        pytest.fail(f"the preview started instead of refusing:\n{out}{err}")
+    return subprocess.CompletedProcess(command, process.returncode, out, err)
+
+
+def test_preview_refuses_a_folder_the_builder_did_not_make(tmp_path, content_copy):
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_rsa").write_text("-----BEGIN OPENSSH PRIVATE KEY-----")
+    result = refused_at_once(serve_command(content_copy, home))
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert f"{home}: output folder is not empty and was not made by this builder" in result.stderr
+    assert "serving" not in result.stdout
+
+
+def test_preview_refuses_an_output_folder_inside_content(content_copy):
+    result = refused_at_once(serve_command(content_copy, content_copy / "site"))
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert "the output folder is inside the content folder" in result.stderr
+    assert not (content_copy / "site").exists()
+
+
+def test_preview_never_serves_dotfiles(preview_server):
+    port, content, out = preview_server
+    (out / ".env").write_text("SECRET=private")
+    (out / "zh" / ".notes").write_text("private")
+    (out / "visible.txt").symlink_to(out / ".env")  # a link inside the folder to one
+    for target in ("/.env", "/zh/.notes", "/%2eenv", "/.lesson-builder", "/visible.txt", "/zh/./.notes"):
+        status, body = request(port, target)
+        assert status == 404 and b"private" not in body and b"SECRET" not in body, target
+    assert request(port, "/zh/index.html")[0] == 200
+
+
+def test_a_partial_rebuild_replaces_each_page_by_rename(tmp_path, content_copy):
+    """A reader (or a kill) sees the old page or the new one, never half of one: the new page is a new
+    file renamed over the old, not the old file rewritten in place."""
+    from builder.serve import Preview
+
+    out = tmp_path / "dist"
+    preview = Preview(content_copy, out, ROOT / "templates")
+    preview.rebuild()
+    page = out / "ja" / "ffn-residual.html"
+    inode = page.stat().st_ino
+    lesson = content_copy / "ja" / "ffn-residual.md"
+    edit(lesson, "## 次へ {#next}", "## 次へ（改訂） {#next}")
+    assert preview.rebuild({lesson}).startswith("rebuilt ja/ffn-residual.html")
+    assert page.stat().st_ino != inode and "改訂" in page.read_text(encoding="utf-8").replace("<wbr>", "")
+    assert sorted(p.name for p in out.rglob(".*")) == [".lesson-builder", ".nojekyll"]  # no temporary file left
+
+
+def test_pages_read_during_partial_rebuilds_are_always_whole(tmp_path, content_copy):
+    from builder.serve import Preview
+
+    out = tmp_path / "dist"
+    preview = Preview(content_copy, out, ROOT / "templates")
+    preview.rebuild()
+    page, lesson = out / "ja" / "ffn-residual.html", content_copy / "ja" / "ffn-residual.md"
+    original = lesson.read_text(encoding="utf-8")
+    done, reads, torn = threading.Event(), [0], []
+
+    def read():
+        while not done.is_set():
+            body = page.read_bytes()
+            reads[0] += 1
+            if not body.rstrip().endswith(b"</html>"):
+                torn.append(len(body))
+
+    readers = [threading.Thread(target=read) for _ in range(2)]
+    for reader in readers:
+        reader.start()
+    try:
+        for n in range(1, 13):  # a long page, then a short one, and so on
+            lesson.write_text(original.replace("## 次へ {#next}", f"## 次へ {{#next}}\n\n{'長い文。' * 2000 * (n % 2)}"),
+                              encoding="utf-8")
+            assert preview.rebuild({lesson}).startswith("rebuilt")
+    finally:
+        done.set()
+        for reader in readers:
+            reader.join()
+    assert reads[0] > 0 and torn == []
+
+
+def test_preview_cuts_off_clients_that_trickle_their_headers(preview_server, monkeypatch):
+    """Slow clients each sending a header line well within the idle timeout held every slot for good."""
+    from builder import serve as serve_module
+
+    monkeypatch.setattr(serve_module, "REQUEST_DEADLINE", 2, raising=False)
+    port, *_ = preview_server
+    stop = threading.Event()
+    slow = []
+    for _ in range(8):  # every slot of the fixture's server
+        sock = socket.create_connection(("127.0.0.1", port), timeout=5)
+        sock.sendall(b"GET /zh/index.html HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        slow.append(sock)
+
+    def trickle():
+        while not stop.wait(0.4):  # well within the 1 s idle timeout
+            for sock in slow:
+                try:
+                    sock.sendall(b"X-Slow: 1\r\n")
+                except OSError:
+                    pass
+
+    thread = threading.Thread(target=trickle, daemon=True)
+    thread.start()
+    try:
+        time.sleep(3)  # past the 2 s deadline
+        answered = None
+        for _ in range(10):
+            try:
+                answered = request(port, "/zh/index.html")[0]
+                break
+            except (OSError, IndexError):  # refused while the slots are still full
+                time.sleep(0.3)
+        assert answered == 200
+    finally:
+        stop.set()
+        thread.join()
+        for sock in slow:
+            sock.close()
+
+
+class EditOnReady(threading.Event):
+    """A `ready` event that makes an edit the very moment the preview says it is ready."""
+
+    def __init__(self, action):
+        super().__init__()
+        self.action = action
+
+    def set(self):
+        self.action()
+        super().set()
+
+
+def start_preview(content: Path, out: Path, templates: Path = ROOT / "templates", ready=None):
+    from builder import serve as serve_module
+
+    ready, stop = ready or threading.Event(), threading.Event()
+    thread = threading.Thread(target=serve_module.serve, args=(content, out, templates),
+                              kwargs={"port": 0, "ready": ready, "stop": stop}, daemon=True)
+    thread.start()
+    assert ready.wait(60)
+    return ready.port, stop, thread
+
+
+def test_preview_sees_an_edit_made_the_moment_it_is_ready(tmp_path, content_copy):
+    """serve() said it was ready before its watcher watched, and an edit made then was lost (1 run in 4)."""
+    port, stop, thread = start_preview(content_copy, tmp_path / "dist",
+                                       ready=EditOnReady(lambda: (content_copy / "zh" / "oops.md").mkdir()))
+    try:
+        assert b"oops.md: is a folder, not a file" in wait_for_status(port, b"is a folder")
+    finally:
+        stop.set()
+        thread.join(10)
+
+
+def test_preview_shows_the_problems_at_every_address_when_the_first_build_fails(tmp_path, content_copy):
+    lesson = content_copy / "zh" / "ffn-residual.md"
+    edit(lesson, "{{on:b1 length}}", "{{on:b9 length}}")
+    port, stop, thread = start_preview(content_copy, tmp_path / "dist")
+    try:
+        for target in ("/", "/index.html", "/zh/index.html", "/zh/ffn-residual.html", "/no/such/page", "/assets/site.css"):
+            status, body = request(port, target)
+            assert status == 200 and b"The build failed" in body and b"block 9 out of range" in body, target
+            assert b"ffn-residual.md:" in body and SCRIPT_TAG in body, target  # with the reload script
+        edit(lesson, "{{on:b9 length}}", "{{on:b1 length}}")
+        assert b"out of range" not in wait_for_status(port, b"out of range", present=False)
+        status, body = request(port, "/zh/ffn-residual.html")
+        assert status == 200 and b"The build failed" not in body and "前馈网络".encode() in body
+    finally:
+        stop.set()
+        thread.join(10)
+
+
+SCRIPT_TAG = b'<script src="/__lesson_builder/reload.js"></script>'
+
+
+@pytest.fixture
+def package_copy(tmp_path, monkeypatch):
+    """The preview watching a copy of the builder's own folder, so a test may edit a figure kind."""
+    from builder import serve as serve_module
+
+    package = tmp_path / "package"
+    shutil.copytree(ROOT / "builder" / "figures", package / "figures", ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(serve_module, "PACKAGE", package, raising=False)
+    monkeypatch.setattr(serve_module, "FIGURES", package / "figures", raising=False)
+    return package
+
+
+def test_preview_rebuilds_when_a_figure_template_or_style_changes(tmp_path, content_copy, package_copy, capfd):
+    port, stop, thread = start_preview(content_copy, tmp_path / "dist")
+    try:
+        version = json.loads(request(port, "/__lesson_builder/status")[1])["version"]
+        style = package_copy / "figures" / "depth_map" / "figure.css"
+        style.write_text(style.read_text(encoding="utf-8") + "\n/* edited */\n", encoding="utf-8")
+        deadline = time.time() + 20
+        while time.time() < deadline and json.loads(request(port, "/__lesson_builder/status")[1])["version"] == version:
+            time.sleep(0.2)
+        assert json.loads(request(port, "/__lesson_builder/status")[1])["version"] > version
+    finally:
+        stop.set()
+        thread.join(10)
+    assert "rebuilt all pages" in capfd.readouterr().out.split("serving", 1)[1]
+
+
+def test_preview_asks_for_a_restart_when_python_code_changes(tmp_path, content_copy, package_copy, capfd):
+    port, stop, thread = start_preview(content_copy, tmp_path / "dist")
+    try:
+        code = package_copy / "figures" / "depth_map" / "__init__.py"
+        code.write_text(code.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+        status = wait_for_status(port, b"restart")
+        assert b"figures/depth_map/__init__.py changed" in status and b"restart" in status
+    finally:
+        stop.set()
+        thread.join(10)
+    assert "restart `python -m builder serve`" in capfd.readouterr().out
+
+
+def test_preview_prints_nothing_for_an_edit_that_changes_no_page(tmp_path, content_copy):
+    from builder.serve import Preview
+
+    preview = Preview(content_copy, tmp_path / "dist", ROOT / "templates")
+    preview.rebuild()
+    lesson = content_copy / "zh" / "ffn-residual.md"
+    lesson.write_bytes(lesson.read_bytes())  # an editor saving without a change
+    assert preview.rebuild({lesson}) == ""
+    edit(lesson, "{{on:b1 length}}", "{{on:b9 length}}")
+    assert preview.rebuild({lesson}).startswith("build failed: 2 problems\n")  # the reference, and parity
+    edit(lesson, "{{on:b9 length}}", "{{on:b1 length}}")
+    assert "the problems are fixed" in preview.rebuild({lesson})
+
+
+def test_preview_renaming_a_lesson_updates_its_neighbours(tmp_path, content_copy):
+    """The next-lesson link of the page before it shows a lesson's title, so a new title rebuilds all pages."""
+    from builder.serve import Preview
+
+    out = tmp_path / "dist"
+    preview = Preview(content_copy, out, ROOT / "templates")
+    preview.rebuild()
+    lesson = content_copy / "zh" / "ffn-residual.md"
+    edit(lesson, 'title = "前馈网络与残差连接"', 'title = "前馈网络（改名）"')
+    assert preview.rebuild({lesson}).startswith("rebuilt all pages")
+    assert "前馈网络（改名）" in (out / "zh" / "transformer-block.html").read_text(encoding="utf-8").replace("<wbr>", "")
