@@ -12,12 +12,12 @@ import tomllib
 from pathlib import Path
 
 from babel.messages.catalog import Catalog
-from babel.messages.extract import extract_from_dir
+from babel.messages.extract import extract, extract_from_dir
 from babel.messages.pofile import write_po
 
 from builder.errors import Problem, UserError
 from builder.scenarios import load_scenarios
-from builder.sources import content_target, read_bytes, write_content_file
+from builder.sources import content_target, list_folder, read_bytes, write_content_file
 from builder.i18n import (CATALOG_NAME, TEMPLATE_NAME, SiteConfig, check_catalog, compile_catalog,
                           load_site_config, read_catalog)
 
@@ -82,6 +82,10 @@ def extract_template(content: Path, templates: Path) -> Catalog:
     for folder, method_map, options_map in _sources(content, templates):
         if not folder.is_dir():
             continue
+        if folder.is_relative_to(content):  # contributors' files: read as the loaders read them (below)
+            for location, lineno, message, comments, context in _extract_content(folder, method_map):
+                template.add(message, None, [(location, lineno)], auto_comments=comments, context=context)
+            continue
         for filename, lineno, message, comments, context in extract_from_dir(
             str(folder), method_map=method_map, options_map=options_map, keywords=KEYWORDS,
             comment_tags=("Translators:",), strip_comment_tags=True,
@@ -89,6 +93,25 @@ def extract_template(content: Path, templates: Path) -> Catalog:
             location = (f"{folder.name}/{filename}", lineno)
             template.add(message, None, [location], auto_comments=comments, context=context)
     return template
+
+
+def _extract_content(folder: Path, method_map):
+    """Extract from the TOML files of a content folder, reading only regular files of bounded size (Babel
+    would open a FIFO and wait, or read a link to /dev/zero until memory ran out); a file that cannot be
+    read is skipped here and reported by the loader."""
+    (pattern, method), = method_map
+    try:
+        paths = list_folder(folder, pattern.lstrip("*"))
+    except UserError:
+        return
+    for path in paths:
+        try:
+            data = read_bytes(path)
+        except UserError:
+            continue
+        for lineno, message, comments, context in extract(method, io.BytesIO(data), keywords=KEYWORDS,
+                                                          comment_tags=("Translators:",), strip_comment_tags=True):
+            yield f"{folder.name}/{path.name}", lineno, message, comments, context
 
 
 _extracted: dict[tuple, tuple[int, Catalog]] = {}

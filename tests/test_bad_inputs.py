@@ -109,9 +109,10 @@ def test_broken_input_is_reported_in_one_line_and_dist_is_untouched(tmp_path, ca
     assert "\x1b" not in result.stderr + result.stdout, "a control character from the content reached the terminal"
     assert snapshot(tmp_path) == everything, "a failed command changed, made or removed a file"
     lines = result.stderr.strip().splitlines()
-    summary = re.fullmatch(r"\w[\w-]*: (\d+) problems?(, nothing written)?", lines[-1]) if lines else None
+    summary = re.fullmatch(r"\w[\w-]*( --strict)?: (\d+) problems?(, (\d+) warnings?)?(, nothing written)?", lines[-1]) \
+        if lines else None
     if summary:  # one problem, one line: nothing in a message may start a line of its own
-        assert len(lines) - 1 - result.stderr.count(": warning: ") == int(summary.group(1)), result.stderr
+        assert len(lines) - 1 == int(summary.group(2)) + int(summary.group(4) or 0), result.stderr
     if "expect_file" in spec:
         name = spec["expect_file"]
         base = tmp_path if name.startswith("templates/") or "{tmp}" in str(spec.get("args")) else content

@@ -334,6 +334,8 @@ def test_catalog_and_mark_current_replace_files_by_rename(content_copy):
     the other), with the old one's permissions, and no temporary file is left behind."""
     pot, po, lesson = content_copy / "messages.pot", content_copy / "ja" / "messages.po", content_copy / "ja" / "ffn-residual.md"
     po.chmod(0o640)
+    for path in (pot, po):  # out of date, so that `catalog` rewrites them
+        path.write_text(path.read_text(encoding="utf-8") + "\n# stale\n", encoding="utf-8")
     before = {path: path.stat().st_ino for path in (pot, po, lesson)}
     assert run_builder("catalog", "--content", str(content_copy)).returncode == 0
     assert run_builder("mark-current", "ja", "ffn-residual", "--content", str(content_copy)).returncode == 0
@@ -613,7 +615,7 @@ def test_preview_prints_nothing_for_an_edit_that_changes_no_page(tmp_path, conte
     lesson.write_bytes(lesson.read_bytes())  # an editor saving without a change
     assert preview.rebuild({lesson}) == ""
     edit(lesson, "{{on:b1 length}}", "{{on:b9 length}}")
-    assert preview.rebuild({lesson}).startswith("build failed: 2 problems\n")  # the reference, and parity
+    assert preview.rebuild({lesson}).startswith("build failed: 1 problem\n")
     edit(lesson, "{{on:b9 length}}", "{{on:b1 length}}")
     assert "the problems are fixed" in preview.rebuild({lesson})
 
