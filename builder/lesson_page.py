@@ -193,7 +193,7 @@ def render_lesson(inputs, lesson: Lesson, lang: Language, translations, page: di
         data = remembered(inputs, ("data", lang.code, tuple(lesson.figures), tuple(lesson.walkthrough)), scenarios,
                           lambda: json_for_script(to_json(page_data(translations, lang, scenarios, lesson.walkthrough,
                                                                     views))))
-    units = inputs.glossary.units(shown_lang.code)  # headings never break inside a term
+    units = inputs.glossary.break_units(shown_lang.code)  # headings never break inside a term
     rendered = inputs.renderer.render(lesson.body, lesson.path, lesson.body_line, resolve, figures, shown_lang.code, units)
     placed = [name for name, _ in rendered.parsed.placed]
     for name, line in rendered.parsed.placed:
@@ -216,7 +216,7 @@ def render_lesson(inputs, lesson: Lesson, lang: Language, translations, page: di
     body = place_anchors(rendered.html, list(anchors)) if anchors else rendered.html
     html = render_page(inputs.env, "lesson.html", translations, inputs.templates, **page,
                        lesson=lesson, body=body, toc=toc, figure=bool(lesson.figures), page_data=data,
-                       phrase_units={code: inputs.glossary.units(code) for code in {lang.code, shown_lang.code}})
+                       phrase_units={code: inputs.glossary.break_units(code) for code in {lang.code, shown_lang.code}})
     check_ids(html, lesson, rendered)
     return html
 

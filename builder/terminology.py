@@ -10,6 +10,7 @@ content/glossary.toml holds one `[[terms]]` table per term:
     avoid.zh = ["层"]             # variants a reader would take for a different word, or that drift
     avoid.ja = ["段", "層"]
     allow.zh = ["两层"]           # longer words that contain a variant and are right ("a two-layer FFN")
+    wrap.ja = "…|…"               # where a term too long for one line may wrap (headings), nowhere else
 
 An avoided variant is reported as `path:line: warning: terminology: ...`, naming the preferred term,
 wherever it appears in lesson prose: body text, headings, table cells, link text, diagram captions,
@@ -37,7 +38,7 @@ from builder.sources import read_text, parse_toml, key_line, table_line
 GLOSSARY_NAME = "glossary.toml"
 LATIN = re.compile(r"[0-9A-Za-z]")
 PLACEHOLDER = re.compile(r"%(?:\(\w+\))?[-#0 +]*(?:\d+)?(?:\.\d+)?[diouxXeEfFgGcrsa%]")
-TERM_KEYS = {"en", "avoid", "allow"}
+TERM_KEYS = {"en", "avoid", "allow", "wrap"}
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,7 @@ class Term:
     forms: dict[str, str]
     avoid: dict[str, tuple[str, ...]] = field(default_factory=dict)
     allow: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    wrap: dict[str, str] = field(default_factory=dict)  # the preferred form with `|` where it may wrap
 
 
 @dataclass(frozen=True)
@@ -65,8 +67,14 @@ class Glossary:
     terms: tuple[Term, ...] = ()
 
     def units(self, lang: str) -> tuple[str, ...]:
-        """The preferred forms in `lang`: words a heading may not break inside."""
+        """The preferred forms in `lang`."""
         return tuple(sorted({term.forms[lang] for term in self.terms if term.forms.get(lang)}, key=lambda s: (-len(s), s)))
+
+    def break_units(self, lang: str) -> tuple[str, ...]:
+        """The preferred forms in `lang` as builder/typesetting.py takes them: words a heading never breaks
+        inside, except where a long one marks with `|` that it may wrap."""
+        return tuple(sorted({term.wrap.get(lang) or term.forms[lang] for term in self.terms if term.forms.get(lang)},
+                            key=lambda s: (-len(s), s)))
 
     def findings(self, text: str, lang: str) -> list[Finding]:
         """Every avoided variant in `text`, in order, except where it is part of a preferred or allowed word."""
@@ -129,7 +137,7 @@ def load_glossary(content: Path, languages: list[str]) -> tuple[Glossary, list[P
 
         unknown = sorted(set(entry) - known)
         if unknown:
-            bad(unknown[0], f"unknown key {unknown[0]!r} (use en, {', '.join(languages)}, avoid and allow)")
+            bad(unknown[0], f"unknown key {unknown[0]!r} (use en, {', '.join(languages)}, avoid, allow and wrap)")
             continue
         if not isinstance(entry.get("en"), str) or not entry["en"].strip():
             bad("en", "needs `en`, the term's English name")
@@ -138,6 +146,11 @@ def load_glossary(content: Path, languages: list[str]) -> tuple[Glossary, list[P
         if not all(isinstance(form, str) and form.strip() for form in forms.values()):
             bad(next(lang for lang, form in forms.items() if not isinstance(form, str) or not form.strip()),
                 "a preferred form must be a non-empty string")
+            continue
+        wrap = entry.get("wrap", {})
+        if not isinstance(wrap, dict) or any(lang not in forms or not isinstance(marked, str) or "|" not in marked
+                                             or marked.replace("|", "") != forms[lang] for lang, marked in wrap.items()):
+            bad("wrap", "`wrap.<lang>` is the preferred form with `|` where it may wrap, e.g. wrap.ja = \"フィードフォワード|ネットワーク\"")
             continue
         lists = {}
         for key in ("avoid", "allow"):
@@ -158,7 +171,7 @@ def load_glossary(content: Path, languages: list[str]) -> tuple[Glossary, list[P
             if same:
                 bad("avoid", f"{same[0]!r} is both the preferred form and a variant to avoid")
                 continue
-            terms.append(Term(entry["en"], forms, lists["avoid"], lists["allow"]))
+            terms.append(Term(entry["en"], forms, lists["avoid"], lists["allow"], dict(wrap)))
     return Glossary(tuple(terms)), problems
 
 

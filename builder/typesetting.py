@@ -8,7 +8,9 @@ language) finds the phrase boundaries; we put a <wbr> at each and style those el
 BudouX's models are trained on general text and do not know our terms: left alone they split
 "残|差流", "归|一化", "逐|位|置", and even Latin words ("LayerNor|m"). So a boundary is dropped when
 it falls inside a Latin word or inside one of the units the caller names (the glossary's terms,
-content/glossary.toml).
+content/glossary.toml). A unit may mark with `|` the one place where it may wrap when it is wider than
+a line on its own ("フィードフォワード|ネットワーク" in a phone-wide title): that place becomes a
+break opportunity, and no other place inside it does.
 """
 
 from __future__ import annotations
@@ -36,10 +38,10 @@ def phrase_breaks(text: str, lang: str, units: tuple[str, ...] = ()) -> str:
     parser = _parser(lang)
     if parser is None or not text:
         return escape(text, quote=False)
-    inside = unbreakable(text, units)
+    inside, wraps = unbreakable(text, units)
     chunks, start = [], 0
-    for end in boundaries(parser.parse(text)):
-        if end not in inside:
+    for end in sorted((set(boundaries(parser.parse(text))) - inside) | wraps):
+        if 0 < end < len(text):
             chunks.append(text[start:end])
             start = end
     chunks.append(text[start:])
@@ -55,14 +57,19 @@ def boundaries(phrases: list[str]) -> list[int]:
     return offsets
 
 
-def unbreakable(text: str, units: tuple[str, ...]) -> set[int]:
-    """Return the offsets of `text` a line may not break at: inside a Latin word or a unit."""
+def unbreakable(text: str, units: tuple[str, ...]) -> tuple[set[int], set[int]]:
+    """Return (the offsets of `text` a line may not break at: inside a Latin word or a unit, the offsets
+    where a unit marks that it may wrap)."""
     spans = [match.span() for match in LATIN_WORD.finditer(text)]
-    for unit in units:
+    wraps = set()
+    for marked in units:
+        unit = marked.replace("|", "")
         if len(unit) < 2:
             continue
+        marks = [i - n for n, i in enumerate(i for i, ch in enumerate(marked) if ch == "|")]
         at = text.find(unit)
         while at >= 0:
             spans.append((at, at + len(unit)))
+            wraps.update(at + mark for mark in marks)
             at = text.find(unit, at + 1)
-    return {offset for start, end in spans for offset in range(start + 1, end)}
+    return {offset for start, end in spans for offset in range(start + 1, end)} - wraps, wraps

@@ -1,5 +1,6 @@
 """Headings break between phrases, never inside a Latin word or a glossary term (BudouX alone splits
-"Pre-Nor|m", "LayerNor|m", "残|差流", "归|一化", "逐|位|置")."""
+"Pre-Nor|m", "LayerNor|m", "残|差流", "归|一化", "逐|位|置"), except where a long term marks in the
+glossary that it may wrap ("フィードフォワード|ネットワーク")."""
 
 from __future__ import annotations
 
@@ -15,16 +16,35 @@ WORDS = ["Pre-Norm", "LayerNorm", "残差流", "归一化", "逐位置"]
 LATIN = re.compile(r"[0-9A-Za-z]+(?:[-'’.][0-9A-Za-z]+)*")
 
 
-def units(lang):
+def glossary():
     from builder.terminology import load_glossary
 
-    glossary, problems = load_glossary(CONTENT, LANGS)
+    loaded, problems = load_glossary(CONTENT, LANGS)
     assert not problems
-    return glossary.units(lang)
+    return loaded
 
 
 def pieces(markup: str) -> list[str]:
     return [html.unescape(re.sub(r"<[^>]+>", "", part)) for part in markup.split("<wbr>")]
+
+
+def breaks_inside_words(parts: list[str], marked_units) -> list[str]:
+    """Every word (Latin word or glossary term) that a break falls inside, other than at a term's marked wrap."""
+    text = "".join(parts)
+    offsets, at = set(), 0
+    for part in parts[:-1]:
+        at += len(part)
+        offsets.add(at)
+    found = []
+    words = [(m.group(), m.start(), set()) for m in LATIN.finditer(text)]
+    for marked in marked_units:
+        unit = marked.replace("|", "")
+        marks = {i - n for n, i in enumerate(i for i, ch in enumerate(marked) if ch == "|")}
+        words += [(unit, m.start(), {m.start() + k for k in marks}) for m in re.finditer(re.escape(unit), text)]
+    for word, start, allowed in words:
+        if any(start < offset < start + len(word) and offset not in allowed for offset in offsets):
+            found.append(word)
+    return found
 
 
 @pytest.mark.parametrize("text", ["Pre-Norm 与 Post-Norm", "LayerNorm 与 BatchNorm", "残差流的两次更新", "归一化与跳连",
@@ -32,7 +52,7 @@ def pieces(markup: str) -> list[str]:
 def test_chinese_terms_and_latin_words_are_never_split(text):
     from builder.typesetting import phrase_breaks
 
-    parts = pieces(phrase_breaks(text, "zh", units("zh")))
+    parts = pieces(phrase_breaks(text, "zh", glossary().break_units("zh")))
     assert "".join(parts) == text and len(parts) > 1  # still broken between phrases
     for word in WORDS:
         if word in text:
@@ -40,29 +60,35 @@ def test_chinese_terms_and_latin_words_are_never_split(text):
 
 
 @pytest.mark.parametrize("text", ["Pre-Norm と Post-Norm", "LayerNorm と BatchNorm", "残差ストリームの二回の更新",
-                                  "位置ごとのフィードフォワードネットワーク"])
+                                  "正規化とスキップ接続"])
 def test_japanese_terms_and_latin_words_are_never_split(text):
     from builder.typesetting import phrase_breaks
 
-    parts = pieces(phrase_breaks(text, "ja", units("ja")))
-    assert "".join(parts) == text
-    for word in [*WORDS, *units("ja"), *LATIN.findall(text)]:
+    units = glossary().break_units("ja")
+    parts = pieces(phrase_breaks(text, "ja", units))
+    assert "".join(parts) == text and breaks_inside_words(parts, units) == [], parts
+    for word in WORDS:
         if word in text:
             assert any(word in part for part in parts), (word, parts)
 
 
+def test_a_long_term_wraps_only_where_the_glossary_marks_it():
+    from builder.typesetting import phrase_breaks
+
+    parts = pieces(phrase_breaks("フィードフォワードネットワークと残差接続", "ja", glossary().break_units("ja")))
+    assert parts[:2] == ["フィードフォワード", "ネットワークと"]  # not "フィードフォワードネッ|トワーク"
+
+
 @pytest.mark.parametrize("lang", LANGS)
 def test_no_heading_or_row_name_of_the_lessons_breaks_inside_a_term_or_a_word(real_site, lang):
+    units = glossary().break_units(lang)
     checked = 0
     for slug in ("transformer-block", "ffn-residual"):
         tree = parse(real_site / lang / f"{slug}.html")
         for node in tree.css("article h1, article h2, article h3, .toc a, .pager a, article > table td:first-child"):
             parts = pieces(node.html)
-            text = "".join(parts)
-            for word in [*units(lang), *LATIN.findall(text)]:
-                if word in text:
-                    checked += 1
-                    assert any(word in part for part in parts), (slug, word, parts)
+            checked += 1
+            assert breaks_inside_words(parts, units) == [], (slug, parts)
     assert checked > 10
 
 
@@ -73,3 +99,22 @@ def test_the_lessons_tables_fit_a_phone_without_scrolling_sideways(real_site, op
         page = open_page((real_site / lang / f"{slug}.html").as_uri(), viewport={"width": 390, "height": 800})
         widths = page.locator("article > table").evaluate_all("ts => ts.map(t => [t.scrollWidth, t.clientWidth])")
         assert all(scroll <= client for scroll, client in widths), (slug, widths)
+
+
+@pytest.mark.browser
+def test_the_japanese_title_wraps_between_the_parts_of_its_long_term_on_a_phone(real_site, open_page):
+    page = open_page((real_site / "ja" / "ffn-residual.html").as_uri(), viewport={"width": 390, "height": 800})
+    lines = page.locator("article h1").evaluate("""h => {
+      const range = document.createRange(), tops = [];
+      let text = '';
+      for (const node of [...h.childNodes].filter(n => n.nodeType === 3)) {
+        for (let i = 0; i < node.data.length; i++) {
+          range.setStart(node, i); range.setEnd(node, i + 1);
+          const top = Math.round(range.getBoundingClientRect().top);
+          if (tops.length && top !== tops[tops.length - 1]) text += '\\n';
+          tops.push(top); text += node.data[i];
+        }
+      }
+      return text.split('\\n');
+    }""")
+    assert len(lines) > 1 and lines[0] == "フィードフォワード", lines

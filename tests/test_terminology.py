@@ -133,6 +133,7 @@ def test_check_prints_the_warning_and_still_succeeds(glossed):
     ('[[terms]]\nen = "block"\navoid.zh = ["层"]\n', "variants to avoid in 'zh' but no preferred form"),
     ('[[terms]]\nzh = "块"\n', "needs `en`"),
     ('[[terms]]\nen = "block"\nzh = "块"\nfr = "bloc"\n', "unknown key 'fr'"),
+    ('[[terms]]\nen = "block"\nzh = "块"\nwrap.zh = "块|状"\n', "`wrap.<lang>` is the preferred form with `|`"),
 ])
 def test_a_malformed_glossary_is_reported_with_its_line(content_copy, entry, message):
     from builder.build import check
