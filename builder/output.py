@@ -227,6 +227,9 @@ def replace_file(folder: Path, rel: str, data: bytes) -> None:
     target = folder / rel
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
+        if not target.parent.resolve().is_relative_to(folder.resolve()):  # a folder in it replaced by a link
+            raise UserError(Problem(target, None, "a folder of the output leads outside it; refusing to write there "
+                                                  "(delete the output folder and build again)"))
         fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
         try:
             with os.fdopen(fd, "wb") as file:

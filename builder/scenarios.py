@@ -55,6 +55,7 @@ MAX_TOKENS = 12
 MAX_TOKEN_CHARS = 80
 RUN_KEYS = {"pre-on": ("pre", True), "pre-off": ("pre", False), "post-on": ("post", True)}
 KNOWN_KEYS = {"title", "model", "tokens", "tracked", "depth", "residual"}
+NAME = re.compile(r"[a-z0-9][a-z0-9-]*")  # as a lesson's slug and the trace-reference grammar's SCENARIO
 HELP = "see AUTHORING.md, 'Adding a scenario'"
 # A hand-chosen vector this many times shorter or longer than the model's vocabulary is far outside
 # what the weights were fitted on: its corrections would be drowned by it, or drown it.
@@ -106,6 +107,9 @@ def models_folder(scenario_path: Path) -> Path:
 def load_scenario(path: Path, models: dict[str, Model] | None = None) -> Scenario:
     """Read one scenario file, raising a UserError naming the file, line and key on any mistake.
     `models` are the loaded models by name (default: every model in content/models/, loaded now)."""
+    if not NAME.fullmatch(path.stem):  # it names data/<name>.json and is written in trace references
+        raise UserError(Problem(path, None, f"file name {path.stem!r} is not a valid scenario name (lowercase "
+                                            "letters, digits, hyphens), as `{{NAME/on:b1}}` in a lesson needs"))
     text, data = read_toml(path)
 
     def bad(key, message, section=None, index=0):

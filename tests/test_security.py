@@ -501,44 +501,48 @@ def test_pages_read_during_partial_rebuilds_are_always_whole(tmp_path, content_c
     assert reads[0] > 0 and torn == []
 
 
-def test_preview_cuts_off_clients_that_trickle_their_headers(preview_server, monkeypatch):
+def test_preview_cuts_off_clients_that_trickle_their_headers(tmp_path, content_copy, monkeypatch):
     """Slow clients each sending a header line well within the idle timeout held every slot for good."""
     from builder import serve as serve_module
 
+    # Header lines every 0.5 s against an idle timeout of 5 s: only a deadline on the whole request frees a slot.
+    monkeypatch.setattr(serve_module, "TIMEOUT", 5)
+    monkeypatch.setattr(serve_module, "MAX_CONNECTIONS", 8)
     monkeypatch.setattr(serve_module, "REQUEST_DEADLINE", 2, raising=False)
-    port, *_ = preview_server
+    port, stop_preview, preview = start_preview(content_copy, tmp_path / "dist")
     stop = threading.Event()
     slow = []
-    for _ in range(8):  # every slot of the fixture's server
-        sock = socket.create_connection(("127.0.0.1", port), timeout=5)
-        sock.sendall(b"GET /zh/index.html HTTP/1.1\r\nHost: 127.0.0.1\r\n")
-        slow.append(sock)
-
-    def trickle():
-        while not stop.wait(0.4):  # well within the 1 s idle timeout
-            for sock in slow:
-                try:
-                    sock.sendall(b"X-Slow: 1\r\n")
-                except OSError:
-                    pass
-
-    thread = threading.Thread(target=trickle, daemon=True)
-    thread.start()
     try:
-        time.sleep(3)  # past the 2 s deadline
+        for _ in range(8):  # every slot
+            sock = socket.create_connection(("127.0.0.1", port), timeout=5)
+            sock.sendall(b"GET /zh/index.html HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            slow.append(sock)
+
+        def trickle():
+            while not stop.wait(0.5):
+                for sock in slow:
+                    try:
+                        sock.sendall(b"X-Slow: 1\r\n")
+                    except OSError:
+                        pass
+
+        thread = threading.Thread(target=trickle, daemon=True)
+        thread.start()
+        time.sleep(2.5)  # past the 2 s deadline, far from the 5 s idle timeout
         answered = None
-        for _ in range(10):
+        deadline = time.time() + 2
+        while answered is None and time.time() < deadline:
             try:
                 answered = request(port, "/zh/index.html")[0]
-                break
-            except (OSError, IndexError):  # refused while the slots are still full
-                time.sleep(0.3)
+            except (OSError, IndexError):  # closed at once while the slots are still full
+                time.sleep(0.2)
         assert answered == 200
     finally:
         stop.set()
-        thread.join()
         for sock in slow:
             sock.close()
+        stop_preview.set()
+        preview.join(10)
 
 
 class EditOnReady(threading.Event):
@@ -662,3 +666,21 @@ def test_preview_renaming_a_lesson_updates_its_neighbours(tmp_path, content_copy
     edit(lesson, 'title = "前馈网络与残差连接"', 'title = "前馈网络（改名）"')
     assert preview.rebuild({lesson}).startswith("rebuilt all pages")
     assert "前馈网络（改名）" in (out / "zh" / "transformer-block.html").read_text(encoding="utf-8").replace("<wbr>", "")
+
+
+def test_a_partial_rebuild_never_writes_through_a_linked_folder(tmp_path, content_copy):
+    """A folder inside the output replaced by a link elsewhere: the preview refuses to write there."""
+    from builder.serve import Preview
+
+    out = tmp_path / "dist"
+    preview = Preview(content_copy, out, ROOT / "templates")
+    preview.rebuild()
+    elsewhere = tmp_path / "elsewhere"
+    (out / "ja").rename(elsewhere)
+    (out / "ja").symlink_to(elsewhere)
+    before = {p.name: p.read_bytes() for p in elsewhere.iterdir()}
+    lesson = content_copy / "ja" / "ffn-residual.md"
+    edit(lesson, "## 次へ {#next}", "## 次へ（改訂） {#next}")
+    log = preview.rebuild({lesson})
+    assert log.startswith("build failed: 1 problem") and "leads outside it" in log, log
+    assert {p.name: p.read_bytes() for p in elsewhere.iterdir()} == before
