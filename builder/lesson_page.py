@@ -16,6 +16,7 @@ from builder.pages import json_for_script, render_page
 from builder.references import TraceValues
 from builder.scenarios import to_json
 from builder.checks import missing_anchors
+from builder.search import Section, page_sections, search_context
 from builder.terminology import check_lesson
 from builder.translation import status_of
 
@@ -40,6 +41,7 @@ class Page:
     html: bytes | None
     problems: list[Problem]
     sitemap: tuple[str, list[tuple[str, str]]] | None
+    sections: list[Section] = field(default_factory=list)  # what search finds on it
 
 
 @dataclass
@@ -60,6 +62,7 @@ def context(lang: Language, languages, root: str, base: str | None, path: str, o
         "lang": lang, "languages": languages, "root": root, "offline_link": offline_link,
         "canonical": f"{base}{path}" if base else None,
         "fmt": lambda value, decimals=1: format_number(value, lang.locale, decimals),
+        "search": search_context(lang),
     }
 
 
@@ -128,12 +131,12 @@ def render_unit(inputs, plan: Plan, slug: str) -> Unit:
             next=_neighbour(lessons, listed, index + 1, lang.code, source_lang),
         )
         try:
-            html = render_lesson(inputs, shown, lang, translations, page, anchors).encode("utf-8")
+            html, sections = render_lesson(inputs, shown, lang, translations, page, anchors)
         except UserError as err:
             unit.pages[lang.code] = Page(None, err.problems, None)
             continue
         entry = (f"{lang.code}/{slug}.html", [(o.html_lang, f"{o.code}/{slug}.html") for o in available])
-        unit.pages[lang.code] = Page(html, [], entry if lesson is not None else None)
+        unit.pages[lang.code] = Page(html.encode("utf-8"), [], entry if lesson is not None else None, sections)
     return unit
 
 
@@ -163,8 +166,9 @@ def place_anchors(html: str, anchors: list[tuple[str, str | None]]) -> str:
 
 
 def render_lesson(inputs, lesson: Lesson, lang: Language, translations, page: dict,
-                  anchors: list[tuple[str, str | None]] = ()) -> str:
-    """Render one lesson page: its figures first, then its body around them, then the page."""
+                  anchors: list[tuple[str, str | None]] = ()) -> tuple[str, list[Section]]:
+    """Render one lesson page: its figures first, then its body around them, then the page. Return the
+    page and its sections' text for search."""
     shown_lang = page["content_lang"]
     scenarios = [inputs.scenarios[name] for name in lesson.scenarios if name in inputs.scenarios]
     if len(scenarios) != len(lesson.scenarios):
@@ -218,7 +222,7 @@ def render_lesson(inputs, lesson: Lesson, lang: Language, translations, page: di
                        lesson=lesson, body=body, toc=toc, figure=bool(lesson.figures), page_data=data,
                        phrase_units={code: inputs.glossary.break_units(code) for code in {lang.code, shown_lang.code}})
     check_ids(html, lesson, rendered)
-    return html
+    return html, page_sections(rendered.html, figures.values())
 
 
 def check_ids(html: str, lesson: Lesson, rendered) -> None:

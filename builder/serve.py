@@ -96,6 +96,7 @@ class Preview:
         self.lock = threading.Lock()
         self.workspace = Workspace()  # unchanged files stay loaded and parsed between rebuilds
         self._listed: dict | None = None  # what the lesson lists and neighbour links show, as of the last build
+        self.searched: dict = {}  # each page's sections, for the search index
 
     def rebuild(self, changed: set[Path] | None = None) -> str:
         """Rebuild everything, or only the lesson pages `changed` files affect; return one log line
@@ -137,7 +138,7 @@ class Preview:
                   for lang, lessons in inputs.lessons.items() for slug, lesson in lessons.items()}
         if only is not None and listed != self._listed:
             only = None
-        rendering = site.render_site(inputs, None, only=only)
+        rendering = site.render_site(inputs, None, only=only, searched=self.searched, hashed_index=False)
         problems += check_rendering(inputs, rendering)
         if problems:
             raise UserError(list(dict.fromkeys(problems)))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from builder import publish
+from builder import publish, search
 from builder.content import all_slugs
 from builder.errors import Problem, UserError
 from builder.lesson_page import Plan, language, lesson_shown, switch
@@ -28,10 +28,16 @@ class Rendering:
 
 
 def render_site(inputs, base_url: str | None, only: set[str] | None = None,
-                offline_link: bool = False, jobs: int = 1, on_pages=None) -> Rendering:
+                offline_link: bool = False, jobs: int = 1, on_pages=None, searched: dict | None = None,
+                hashed_index: bool = True) -> Rendering:
     """Render the whole site in memory, or with `only`, the lesson pages of those slugs plus the small
     pages every lesson appears on (lists, entry, 404). With jobs > 1, lesson pages render in that many
-    worker processes. `on_pages(files)` receives each batch of finished lesson pages early."""
+    worker processes. `on_pages(files)` receives the finished lesson pages before the rest is done.
+
+    Every page names its language's search index, which is known only when every page is rendered, so
+    pages are finished (the name put in) at the end. `searched` keeps each page's sections between
+    partial renders (the preview's), which name the index without a hash (`hashed_index=False`): an
+    edit then rewrites the index and the pages edited, not every page that names it."""
     config, lessons = inputs.config, inputs.lessons
     source_lang = config.source_language
     slugs = all_slugs(lessons, source_lang)
@@ -39,7 +45,8 @@ def render_site(inputs, base_url: str | None, only: set[str] | None = None,
     base = (base_url.rstrip("/") + "/") if base_url else None
     plan = Plan(base, offline_link, {lang.code: _lesson_list(lessons, lang.code, source_lang, slugs) for lang in languages})
     units = [slug for slug in slugs if only is None or slug in only]
-    results = dict(zip(units, render_units(inputs, plan, units, jobs, on_pages or (lambda files: None))))
+    results = dict(zip(units, render_units(inputs, plan, units, jobs, lambda files: None)))
+    searched = {} if searched is None else searched
 
     out = Rendering({}, [], {})
     sitemap: list[tuple[str, list[tuple[str, str]]]] = []
@@ -53,6 +60,7 @@ def render_site(inputs, base_url: str | None, only: set[str] | None = None,
             out.problems += page.problems
             if page.html is not None:
                 out.files[f"{lang.code}/{slug}.html"] = page.html
+                searched[(lang.code, slug)] = (lesson_shown(lessons, lang.code, source_lang, slug)[1].title, page.sections)
             if page.sitemap is not None:
                 sitemap.append(page.sitemap)
 
@@ -95,6 +103,16 @@ def render_site(inputs, base_url: str | None, only: set[str] | None = None,
     out.files[".nojekyll"] = b""
     if only is None:
         out.files.update(publish.assets(inputs.templates))
+    names = {}
+    for lang in languages:
+        pages = [(f"{lang.code}/{slug}.html", *searched[(lang.code, slug)]) for slug in plan.listed[lang.code]
+                 if (lang.code, slug) in searched]
+        index = search.build_index(lang.html_lang, pages)
+        names[lang.code] = search.index_name(lang.code, index if hashed_index else None)
+        out.files[names[lang.code]] = index
+    search.fill_placeholders(out.files, names)
+    if on_pages is not None:
+        on_pages({rel: data for rel, data in out.files.items() if rel.endswith(".html")})
     return out
 
 

@@ -17,6 +17,7 @@ ALLOWED = {
     "mathml": set(),
     "cjk": set(),
     "typesetting": set(),
+    "search": set(),
     "output": {"errors"},
     "models": {"engine", "errors", "sources", "steps"},
     "scenarios": {"engine", "errors", "models", "sources"},
@@ -37,10 +38,10 @@ ALLOWED = {
     **{unit: {"figures", "figures.chart", "figures.tokens", "steps"} for unit in KIND_UNITS},
     "figures.page": {"figures", "figures.chart", "i18n", "pages", "scenarios", "steps"},
     "lesson_page": {"checks", "content", "errors", "figures.page", "i18n", "markdown", "pages", "references",
-                    "scenarios", "terminology", "translation"},
+                    "scenarios", "search", "terminology", "translation"},
     "workers": {"figures", "lesson_page", "markdown"},
     "publish": {"errors", "figures", "markdown", "sources"},
-    "site": {"content", "errors", "lesson_page", "markdown", "pages", "publish", "workers"},
+    "site": {"content", "errors", "lesson_page", "markdown", "pages", "publish", "search", "workers"},
     "build": {"catalogs", "checks", "content", "errors", "figures", "i18n", "markdown", "output", "pages", "publish",
               "scenarios", "site", "sources", "terminology", "translation"},
     "serve": {"build", "errors", "output", "site"},
@@ -133,8 +134,10 @@ def string_literals(code: str) -> list[str]:
 def test_javascript_has_no_strings_of_its_own():
     import re
 
-    for name in ("lesson.js", "site.js"):
-        script = (PACKAGE.parent / "templates" / "assets" / name).read_text(encoding="utf-8")
+    scripts = sorted((PACKAGE.parent / "templates" / "assets").glob("*.js"))
+    assert {"lesson.js", "site.js", "search.js"} <= {path.name for path in scripts}
+    for path in scripts:
+        name, script = path.name, path.read_text(encoding="utf-8")
         prose = [s for s in string_literals(script)
                  if re.search(r"[\u3040-\u9fff]", s) or re.search(r"\b[A-Za-z]{2,} [A-Za-z]{2,} [A-Za-z]{2,}\b", s)]
         assert prose == [], f"{name}: {prose}"

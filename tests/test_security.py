@@ -464,7 +464,7 @@ def test_a_partial_rebuild_replaces_each_page_by_rename(tmp_path, content_copy):
     inode = page.stat().st_ino
     lesson = content_copy / "ja" / "ffn-residual.md"
     edit(lesson, "## 次へ {#next}", "## 次へ（改訂） {#next}")
-    assert preview.rebuild({lesson}).startswith("rebuilt ja/ffn-residual.html")
+    assert preview.rebuild({lesson}).startswith("rebuilt assets/search-ja.js, ja/ffn-residual.html")  # and its index
     assert page.stat().st_ino != inode and "改訂" in page.read_text(encoding="utf-8").replace("<wbr>", "")
     assert sorted(p.name for p in out.rglob(".*")) == [".lesson-builder", ".nojekyll"]  # no temporary file left
 

@@ -212,7 +212,8 @@ def test_preview_rebuilds_only_the_pages_an_edit_affects(tmp_path, content_copy)
     lesson = content_copy / "ja" / "ffn-residual.md"
     edit(lesson, "## 次へ {#next}", "## 次へ（改訂） {#next}")
     log = preview.rebuild({lesson})
-    assert log.startswith("rebuilt ja/ffn-residual.html in"), log
+    assert log.startswith("rebuilt assets/search-ja.js, ja/ffn-residual.html in"), log  # the page and its language's index
+    assert "次へ（改訂）" in (out / "assets" / "search-ja.js").read_text(encoding="utf-8")
     assert "次へ（改訂）" in (out / "ja" / "ffn-residual.html").read_text(encoding="utf-8").replace("<wbr>", "")
     assert (out / "zh" / "transformer-block.html").stat().st_mtime_ns == untouched
     scenario = content_copy / "scenarios" / "river-bank.toml"

@@ -1,0 +1,329 @@
+"""Search: the index the build writes, and the search box in a real Chromium, in both languages, over
+file://, from the unpacked archive and under a sub-path, under the pages' Content-Security-Policy.
+
+The site is the fixture project plus one lesson per language written for these tests: the words the
+issue lists, a sentence wrapped in the middle of a word, the two characters of 学力 apart, and markup
+written as text."""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import zipfile
+from functools import lru_cache, partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from browser import ARTIFACTS
+from conftest import CONTENT, build_site, copy_fixture, parse
+
+LANGS = ["zh", "ja"]
+LOCALES = {"zh": "zh_Hans", "ja": "ja"}
+MARKUP = "<img src=x onerror=alert(1)>"
+
+WORDS = {
+    "zh": f"""+++
+title = "检索用的词"
+order = 3
+summary = "为测试搜索写的一课。"
++++
+
+这一课只为测试搜索而写。层归一化（LayerNorm）把每个位置的向量拉回同一尺度；前馈网络（FFN）在每个位置上单独加工。
+
+## 换行的句子 {{#wrapped}}
+
+源文件里这一句在残差
+连接这个词的中间换了行，读者看到的仍是一个词。学习需要能力，但这两个字在这里并不相邻。
+
+## 原样的标记 {{#markup}}
+
+下面这一段是正文，不是标记：{MARKUP}。
+""",
+    "ja": f"""+++
+title = "検索のための語"
+order = 3
+summary = "検索を試すための課。"
++++
+
+この課は検索を試すためだけにあります。層正規化（LayerNorm）は各位置のベクトルを同じ尺度に戻し、FFN は位置ごとに加工します。どのトークンも一つのベクトルを持ちます。
+
+## 改行した文 {{#wrapped}}
+
+ソースではこの文が残差
+接続という語の途中で改行されていますが、読者には一語に見えます。学習には能力が要りますが、二つの字はここで隣り合いません。
+
+## そのままの記号 {{#markup}}
+
+次の段落は本文であり、タグではありません：{MARKUP}。
+""",
+}
+
+# (language, query, page slug, section anchor, the text marked in the snippet)
+FOUND = [
+    ("zh", "层归一化", "search-words", "", "层归一化"),
+    ("zh", "残差", "transformer-block", "", "残差"),  # a two-character word
+    ("zh", "注意力", "transformer-block", "attention-view", "注意力"),
+    ("zh", "LayerNorm", "search-words", "", "LayerNorm"),
+    ("zh", "ffn", "search-words", "", "FFN"),
+    ("zh", "残差连接", "search-words", "wrapped", "残差连接"),  # wrapped in the source between 残差 and 连接
+    ("ja", "正規化", "search-words", "", "正規化"),
+    ("ja", "トークン", "search-words", "", "トークン"),
+    ("ja", "残差接続", "search-words", "wrapped", "残差接続"),  # wrapped in the source
+    ("ja", "LayerNorm", "search-words", "", "LayerNorm"),
+    ("ja", "FFN", "search-words", "", "FFN"),
+]
+
+
+@pytest.fixture(scope="module")
+def search_site(tmp_path_factory):
+    root = tmp_path_factory.mktemp("search")
+    content = copy_fixture(root / "content")
+    for lang, text in WORDS.items():
+        (content / lang / "search-words.md").write_text(text, encoding="utf-8")
+    return build_site(content, root / "dist", "--zip")
+
+
+@lru_cache(maxsize=None)
+def catalog(lang):
+    from builder.i18n import compile_catalog, read_catalog
+
+    return compile_catalog(read_catalog(CONTENT / lang / "messages.po", LOCALES[lang]))
+
+
+def index_of(site, lang) -> dict:
+    src = parse(site / lang / "index.html").css_first("[data-search]").attributes["data-index"]
+    text = (site / lang / src).read_text(encoding="utf-8")
+    assert text.startswith("self.lessonSearchIndex=") and text.endswith(";\n")
+    return json.loads(text[len("self.lessonSearchIndex="):-2])
+
+
+# ---- The index the build writes -----------------------------------------------------------------
+
+def test_each_language_has_an_index_named_by_its_content(search_site):
+    names = {}
+    for lang in LANGS:
+        src = parse(search_site / lang / "transformer-block.html").css_first("[data-search]").attributes["data-index"]
+        match = re.fullmatch(rf"\.\./assets/search-{lang}\.([0-9a-f]{{12}})\.js", src)
+        assert match, src
+        data = (search_site / "assets" / src[len("../assets/"):]).read_bytes()
+        import hashlib
+        assert hashlib.sha256(data).hexdigest()[:12] == match.group(1)
+        names[lang] = src
+    assert names["zh"] != names["ja"]
+    for page in search_site.rglob("*.html"):  # every page names an index that exists, never the placeholder
+        text = page.read_text(encoding="utf-8")
+        assert "<search-index:" not in text, page
+        for src in re.findall(r'data-index="([^"]+)"', text):
+            assert (page.parent / src).resolve().is_file(), (page, src)
+
+
+def test_an_edit_to_a_lesson_renames_only_its_languages_index(tmp_path, search_site):
+    content = copy_fixture(tmp_path / "content")
+    for lang, text in WORDS.items():
+        (content / lang / "search-words.md").write_text(text.replace("这一课只为", "这一课仅为"), encoding="utf-8")
+    again = build_site(content, tmp_path / "dist")
+    before = {p.name for p in (search_site / "assets").glob("search-*.*.js")}
+    after = {p.name for p in (again / "assets").glob("search-*.*.js")}
+    assert len(before - after) == 1 and [n for n in before - after if n.startswith("search-zh.")]
+
+
+def test_the_index_holds_each_section_as_the_reader_sees_it(search_site):
+    data = index_of(search_site, "zh")
+    pages = [href for href, _ in data["pages"]]
+    assert pages == ["zh/transformer-block.html", "zh/ffn-residual.html", "zh/search-words.html"]  # lesson order
+    sections = {(pages[s[0]], s[1]): s for s in data["sections"]}
+    wrapped = sections[("zh/search-words.html", "wrapped")]
+    assert wrapped[2] == "换行的句子" and "在残差连接这个词" in wrapped[3]  # the source line break is gone
+    assert MARKUP in sections[("zh/search-words.html", "markup")][3]  # as text
+    walk = sections[("zh/transformer-block.html", "walkthrough")][3]
+    assert "跟踪句子 by the river bank 里的 bank" in walk and "<" not in walk  # no figure markup, no tags
+    assert "\u00a0" not in walk and "  " not in walk
+
+
+def test_the_index_finds_candidates_by_bigram_and_word(search_site):
+    data = index_of(search_site, "zh")
+    keys = set()
+    for group in data["bigrams"][0].split(" "):
+        keys |= {group[0] + second for second in group[1:]}
+    assert {"层归", "归一", "一化", "残差", "差连"} <= keys and "学力" not in keys
+    words = data["words"][0].split(" ")
+    assert "layernorm" in words and "ffn" in words and words == sorted(words, key=lambda w: w.encode("utf-16-be"))
+    assert len(data["bigrams"][1].split(";")) == len(keys) and len(data["words"][1].split(";")) == len(words)
+
+
+def test_placeholders_content_cannot_forge(tmp_path):
+    """The page holds `<search-index:zh>` until the index is named: content can never write a raw `<`."""
+    content = copy_fixture(tmp_path / "content")
+    lesson = content / "zh" / "transformer-block.md"
+    lesson.write_text(lesson.read_text(encoding="utf-8").replace("## 常见误区 {#mistakes}",
+                      "<search-index:zh> `<search-index:zh>`\n\n## 常见误区 {#mistakes}"), encoding="utf-8")
+    out = build_site(content, tmp_path / "dist")
+    html = (out / "zh" / "transformer-block.html").read_text(encoding="utf-8")
+    assert "<code>&lt;search-index:zh&gt;</code>" in html and "<search-index:" not in html
+
+
+# ---- The search box in the browser ---------------------------------------------------------------
+
+def url(site, lang, slug="transformer-block", fragment=""):
+    return (site / lang / f"{slug}.html").as_uri() + fragment
+
+
+def search(page, query):
+    page.locator("#search-input").fill(query)
+    page.wait_for_function("() => self.lessonSearchIndex")
+    page.locator("#search-input").fill(query)  # again: the first may have come before the index loaded
+    return results(page)
+
+
+def results(page):
+    return page.evaluate("""() => [...document.querySelectorAll('#search-results [role=option]')].map(o => ({
+      href: o.getAttribute('href'), title: o.querySelector('.search-title').textContent,
+      heading: (o.querySelector('.search-heading') || {}).textContent || '',
+      snippet: o.querySelector('.search-snippet').textContent,
+      marks: [...o.querySelectorAll('mark')].map(m => m.textContent)}))""")
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("lang,query,slug,anchor,marked", FOUND)
+def test_a_query_finds_its_section(search_site, open_page, lang, query, slug, anchor, marked):
+    page = open_page(url(search_site, lang))
+    found = search(page, query)
+    hrefs = [r["href"] for r in found]
+    want = f"../{lang}/{slug}.html" + (f"#{anchor}" if anchor else "")
+    assert want in hrefs, hrefs
+    result = found[hrefs.index(want)]
+    assert marked in result["marks"]
+    assert result["title"] == parse(search_site / lang / f"{slug}.html").css_first("h1").text()
+    if anchor:
+        assert result["heading"] == parse(search_site / lang / f"{slug}.html").css_first(f"#{anchor}").text()
+    for r in found:  # every result holds the query (case aside) in its title, heading or snippet
+        assert query.lower() in (r["title"] + r["heading"] + r["snippet"]).lower() or r["marks"] == [], r
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("lang", LANGS)
+def test_no_result_for_a_word_whose_characters_are_only_apart(search_site, open_page, lang):
+    page = open_page(url(search_site, lang, "search-words"))
+    assert "学" in page.locator("article").inner_text() and "力" in page.locator("article").inner_text()
+    assert search(page, "学力") == []
+    assert page.locator("#search-input").get_attribute("aria-expanded") == "false"
+    status = page.locator('[data-part="search-status"]')
+    page.wait_for_function("(t) => document.querySelector('[data-part=search-status]').textContent === t",
+                           arg=catalog(lang).gettext("No results"))
+    assert status.is_visible()
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_count_of_results_is_announced(search_site, open_page, lang):
+    page = open_page(url(search_site, lang))
+    n = len(search(page, "FFN"))
+    assert n >= 2
+    expected = catalog(lang).ngettext("%(n)s result", "%(n)s results", n) % {"n": n}
+    page.wait_for_function("(t) => document.querySelector('[data-part=search-status]').textContent === t", arg=expected)
+    assert page.locator('[data-part="search-status"]').get_attribute("aria-live") == "polite"
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("lang", LANGS)
+def test_slash_arrows_enter_and_escape_follow_the_combobox_pattern(search_site, open_page, lang):
+    page = open_page(url(search_site, lang))
+    box = page.locator("#search-input")
+    assert page.evaluate("() => !document.querySelector('script[src*=\"search-\"]')")  # not loaded yet
+    page.locator("h1").click()
+    page.keyboard.press("/")
+    assert page.evaluate("document.activeElement.id") == "search-input"
+    page.wait_for_function("() => self.lessonSearchIndex")  # loaded on the first focus
+    page.keyboard.type("FFN")
+    page.wait_for_selector("#search-results:not([hidden]) [role=option]")
+    assert box.get_attribute("aria-expanded") == "true" and box.get_attribute("role") == "combobox"
+    assert box.get_attribute("aria-controls") == "search-results"
+    options = page.locator("#search-results [role=option]")
+    page.keyboard.press("ArrowDown")
+    assert box.get_attribute("aria-activedescendant") == options.nth(0).get_attribute("id")
+    assert options.nth(0).get_attribute("aria-selected") == "true"
+    page.keyboard.press("ArrowDown")
+    assert box.get_attribute("aria-activedescendant") == options.nth(1).get_attribute("id")
+    assert options.nth(0).get_attribute("aria-selected") == "false"
+    page.keyboard.press("ArrowUp")
+    page.keyboard.press("ArrowUp")  # from the first, up wraps to the last
+    assert box.get_attribute("aria-activedescendant") == options.nth(options.count() - 1).get_attribute("id")
+    page.keyboard.press("Escape")
+    assert box.get_attribute("aria-expanded") == "false" and page.locator("#search-results").is_hidden()
+    assert box.get_attribute("aria-activedescendant") is None and box.input_value() == "FFN"
+    page.keyboard.press("Escape")
+    assert box.input_value() == ""
+    page.keyboard.type("残差连接这个词" if lang == "zh" else "残差接続という語")
+    page.wait_for_selector("#search-results:not([hidden]) [role=option]")
+    page.keyboard.press("ArrowDown")
+    target = options.nth(0).get_attribute("href")
+    page.keyboard.press("Enter")
+    page.wait_for_url(f"**/{lang}/search-words.html#wrapped")
+    assert target == f"../{lang}/search-words.html#wrapped"
+    assert page.evaluate("document.querySelector(':target').id") == "wrapped"
+
+
+@pytest.mark.browser
+def test_a_click_on_a_result_opens_its_section(search_site, open_page):
+    page = open_page(url(search_site, "ja", "ffn-residual"))
+    search(page, "層正規化")
+    page.locator("#search-results [role=option]").first.click()
+    page.wait_for_url("**/ja/search-words.html")
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("lang", LANGS)
+def test_markup_in_a_lesson_is_shown_as_text_in_the_results(search_site, open_page, lang):
+    page = open_page(url(search_site, lang))
+    dialogs = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    found = search(page, "onerror")
+    assert len(found) == 1 and MARKUP in found[0]["snippet"] and found[0]["marks"] == ["onerror"]
+    assert page.locator("#search-results img").count() == 0 and page.locator("img").count() == 0
+    assert dialogs == []
+
+
+@pytest.mark.browser
+def test_search_works_from_the_unpacked_archive(search_site, open_page, tmp_path):
+    with zipfile.ZipFile(search_site / "offline.zip") as archive:
+        archive.extractall(tmp_path)
+    page = open_page(url(tmp_path / "site", "ja"))
+    found = search(page, "正規化")
+    assert found and page.evaluate("document.querySelector('script[src*=\"search-ja.\"]').src").startswith(
+        (tmp_path / "site" / "assets").as_uri())
+    page.locator("#search-results [role=option]").first.click()
+    page.wait_for_url((tmp_path / "site").as_uri() + "/ja/*")
+
+
+@pytest.mark.browser
+def test_search_works_under_a_sub_path(search_site, open_page):
+    handler = partial(SimpleHTTPRequestHandler, directory=str(search_site.parent))
+    handler.log_message = lambda *a: None
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}/{search_site.name}/"
+    try:
+        page = open_page(base + "zh/ffn-residual.html", allowed_prefix=base)
+        found = search(page, "层归一化")
+        assert found
+        page.locator("#search-results [role=option]").first.click()
+        page.wait_for_url(base + "zh/search-words.html")
+    finally:
+        server.shutdown()
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("lang", LANGS)
+def test_screenshots_of_results_are_saved(search_site, open_page, lang):
+    ARTIFACTS.mkdir(exist_ok=True)
+    for width, name in ((1000, "desktop"), (390, "phone")):
+        page = open_page(url(search_site, lang), viewport={"width": width, "height": 800})
+        search(page, "残差")
+        page.keyboard.press("ArrowDown")
+        path = ARTIFACTS / f"search-{lang}-{name}.png"
+        page.screenshot(path=str(path))
+        assert path.stat().st_size > 10_000
+        box = page.locator("#search-results").bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= width + 1  # the panel stays on the screen
