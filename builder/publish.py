@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import json
 import os
 import zipfile
 from pathlib import Path
@@ -60,6 +61,25 @@ def assets(templates: Path) -> dict[str, bytes]:
               if (kind.folder / "figure.css").exists()]
     files["assets/figures.css"] = "\n".join(styles).encode("utf-8")
     return files
+
+
+SERVICE_WORKER = "sw.js"
+
+
+def service_worker(files: dict[str, bytes], templates: Path, languages: list[str], source: str) -> bytes:
+    """sw.js for the site's root: templates/service-worker.js after a line with this build's content hash
+    (of every other file), the shell it keeps (every style sheet and script under assets/, each language's
+    list and offline page, the entry page) and the languages."""
+    version = hashlib.sha256()
+    for rel in sorted(files):
+        if rel != SERVICE_WORKER:
+            version.update(rel.encode("utf-8") + b"\0" + hashlib.sha256(files[rel]).digest())
+    shell = [rel for rel in sorted(files) if rel.startswith("assets/") and rel.endswith((".css", ".js"))]
+    shell += ["index.html"] + [f"{lang}/{name}" for lang in languages for name in ("index.html", "offline.html")]
+    build = {"version": version.hexdigest()[:16], "shell": [rel for rel in shell if rel in files],
+             "languages": languages, "source": source}
+    header = "var BUILD = " + json.dumps(build, ensure_ascii=True, separators=(",", ":")) + ";\n"
+    return (header + read_bytes(templates / "service-worker.js").decode("utf-8")).encode("utf-8")
 
 
 def zip_site(files: dict[str, bytes]) -> bytes:

@@ -34,6 +34,16 @@ PACKAGE = Path(__file__).resolve().parent  # the builder's own code: figure kind
 FIGURES = PACKAGE / "figures"
 STATUS_PATH = "/__lesson_builder/status"
 SCRIPT_PATH = "/__lesson_builder/reload.js"
+# The pages register /sw.js, which keeps pages for reading offline; a preview must show every edit, and
+# a worker left on this address (a build served here before) would answer for it. This one removes itself.
+WORKER_PATH = "/sw.js"
+REMOVE_WORKER_JS = """self.addEventListener("install", function () { self.skipWaiting(); });
+self.addEventListener("activate", function (event) {
+  event.waitUntil(self.registration.unregister().then(function () { return caches.keys(); }).then(function (names) {
+    return Promise.all(names.filter(function (n) { return n.indexOf("lessons-") === 0; }).map(function (n) { return caches.delete(n); }));
+  }));
+});
+"""
 RELOAD_JS = """(function () {
   var version = null;
   function poll() {
@@ -138,7 +148,7 @@ class Preview:
                   for lang, lessons in inputs.lessons.items() for slug, lesson in lessons.items()}
         if only is not None and listed != self._listed:
             only = None
-        rendering = site.render_site(inputs, None, only=only, searched=self.searched, hashed_index=False)
+        rendering = site.render_site(inputs, None, only=only, searched=self.searched, preview=True)
         problems += check_rendering(inputs, rendering)
         if problems:
             raise UserError(list(dict.fromkeys(problems)))
@@ -227,6 +237,8 @@ def make_handler(preview: Preview, extra_hosts: frozenset[str] = frozenset()):
                 return self.send_error(HTTPStatus.BAD_REQUEST, "bad request target")
             if path == STATUS_PATH:
                 return self._send(preview.status(), "application/json", head=head)
+            if path == WORKER_PATH:
+                return self._send(REMOVE_WORKER_JS.encode("utf-8"), "text/javascript", head=head)
             if path == SCRIPT_PATH:
                 return self._send(RELOAD_JS.encode("utf-8"), "text/javascript", head=head)
             problems = preview.problems_page()

@@ -29,15 +29,17 @@ class Rendering:
 
 def render_site(inputs, base_url: str | None, only: set[str] | None = None,
                 offline_link: bool = False, jobs: int = 1, on_pages=None, searched: dict | None = None,
-                hashed_index: bool = True) -> Rendering:
+                preview: bool = False) -> Rendering:
     """Render the whole site in memory, or with `only`, the lesson pages of those slugs plus the small
     pages every lesson appears on (lists, entry, 404). With jobs > 1, lesson pages render in that many
     worker processes. `on_pages(files)` receives the finished lesson pages before the rest is done.
 
     Every page names its language's search index, which is known only when every page is rendered, so
-    pages are finished (the name put in) at the end. `searched` keeps each page's sections between
-    partial renders (the preview's), which name the index without a hash (`hashed_index=False`): an
-    edit then rewrites the index and the pages edited, not every page that names it."""
+    pages are finished (the name put in) at the end; then the service worker is written, named by the
+    hash of everything else. `searched` keeps each page's sections between the partial renders of the
+    preview (`preview=True`), which names the index without a hash, so that an edit rewrites the index
+    and the pages edited, not every page that names it, and has no service worker (its pages are
+    served fresh on every reload)."""
     config, lessons = inputs.config, inputs.lessons
     source_lang = config.source_language
     slugs = all_slugs(lessons, source_lang)
@@ -77,6 +79,14 @@ def render_site(inputs, base_url: str | None, only: set[str] | None = None,
         except UserError as err:
             out.problems += err.problems
         sitemap.append((f"{lang.code}/index.html", [(o.html_lang, f"{o.code}/index.html") for o in languages]))
+        # What the service worker shows for a page not kept on this device while there is no network.
+        context = context_(lang, languages, "../", None, f"{lang.code}/offline.html", offline_link)
+        context.update(switcher=[], alternates=[])
+        try:
+            out.files[f"{lang.code}/offline.html"] = render_page(inputs.env, "offline.html", translations,
+                                                                 inputs.templates, **context).encode("utf-8")
+        except UserError as err:
+            out.problems += err.problems
     for result in results.values():
         out.outlines.update(result.outlines)
         out.warnings += result.warnings
@@ -108,9 +118,12 @@ def render_site(inputs, base_url: str | None, only: set[str] | None = None,
         pages = [(f"{lang.code}/{slug}.html", *searched[(lang.code, slug)]) for slug in plan.listed[lang.code]
                  if (lang.code, slug) in searched]
         index = search.build_index(lang.html_lang, pages)
-        names[lang.code] = search.index_name(lang.code, index if hashed_index else None)
+        names[lang.code] = search.index_name(lang.code, None if preview else index)
         out.files[names[lang.code]] = index
     search.fill_placeholders(out.files, names)
+    if only is None and not preview:
+        out.files["sw.js"] = publish.service_worker(out.files, inputs.templates, [lang.code for lang in languages],
+                                                    source_lang)
     if on_pages is not None:
         on_pages({rel: data for rel, data in out.files.items() if rel.endswith(".html")})
     return out

@@ -204,7 +204,8 @@ def test_editor_lock_files_and_hidden_files_are_not_lessons(tmp_path, content_co
     (content_copy / "zh" / ".#ffn-residual.md").symlink_to("root@host.1234:1700000000")  # Emacs, while editing
     (content_copy / "ja" / ".draft.md").write_text("not a lesson", encoding="utf-8")
     out = build_site(content_copy, tmp_path / "dist")
-    assert sorted(p.name for p in (out / "zh").iterdir()) == ["ffn-residual.html", "index.html", "transformer-block.html"]
+    assert sorted(p.name for p in (out / "zh").iterdir()) == ["ffn-residual.html", "index.html", "offline.html",
+                                                              "transformer-block.html"]
 
 
 def test_an_unreadable_lesson_is_reported_with_its_path(content_copy, monkeypatch):

@@ -38,7 +38,7 @@ def test_the_benchmark_course_builds_without_problems_or_warnings(synthetic, tmp
     result = build(synthetic, tmp_path / "dist", "--jobs", "1")
     assert result.returncode == 0, result.stderr
     assert result.stderr == ""
-    pages = LESSONS + 1  # and each language's lesson list
+    pages = LESSONS + 2  # and each language's lesson list and offline page
     assert f"built {2 * pages} pages (zh {pages}, ja {pages})" in result.stdout
 
 

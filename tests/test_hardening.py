@@ -38,7 +38,7 @@ def test_nu_html_checker_reports_no_errors(site):
                             capture_output=True, text=True)
     messages = json.loads(result.stderr or result.stdout or '{"messages": []}')["messages"]
     assert messages == [], json.dumps(messages, ensure_ascii=False, indent=1)
-    assert len(html_pages(site)) == 8  # entry, 404, two lesson lists, four lessons
+    assert len(html_pages(site)) == 10  # entry, 404, two lesson lists, four lessons, two offline pages
 
 
 def test_every_page_carries_a_content_security_policy(site):

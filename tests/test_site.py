@@ -28,8 +28,8 @@ def tree_digest(folder: Path) -> dict[str, str]:
 def test_every_page_of_the_layout_exists(site):
     expected = ["index.html", "404.html", ".nojekyll", "assets/site.css", "assets/lesson.js", "assets/figures.css",
                 "assets/vendor/plotly-basic.min.js", "assets/vendor/plotly-basic.LICENSE.txt", "offline.zip",
-                "data/river-bank.json", "data/money-bank.json"]
-    expected += [f"{lang}/index.html" for lang in LANGS] + [f"{lang}/{slug}.html" for lang in LANGS for slug in SLUGS]
+                "data/river-bank.json", "data/money-bank.json", "sw.js", "assets/search.js"]
+    expected += [f"{lang}/{name}.html" for lang in LANGS for name in ("index", "offline", *SLUGS)]
     for rel in expected:
         assert (site / rel).is_file(), rel
 
@@ -209,7 +209,7 @@ def test_build_prints_a_summary(tmp_path, content_copy):
     result = subprocess.run([sys.executable, "-m", "builder", "build", "--content", str(content_copy),
                              "--out", str(tmp_path / "d")], cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
-    assert re.search(r"built 6 pages \(zh 3, ja 3\) into .* in [\d.]+ s, 0 warnings", result.stdout)
+    assert re.search(r"built 8 pages \(zh 4, ja 4\) into .* in [\d.]+ s, 0 warnings", result.stdout)
 
 
 def test_offline_zip_unpacks_anywhere_into_a_working_site(tmp_path, site):

@@ -1,8 +1,44 @@
-// Runs in <head> on every page: mark that scripts run (the CSS shows controls only then) and,
-// on the entry page, go straight to the reader's preferred language. No strings of its own.
+// Runs in <head> on every page: mark that scripts run (the CSS shows controls only then), on the
+// entry page go straight to the reader's preferred language, and on http(s) register the service
+// worker that keeps the site for reading offline. No strings of its own.
 (function () {
   "use strict";
   document.documentElement.classList.add("js");
+  var script = document.currentScript;
+  var root = script && script.src ? script.src.replace(/assets\/site\.js(?:[?#].*)?$/, "") : "";
+
+  // Offline after the first visit (sw.js at the site's root, scoped to it). Not over file://, where
+  // every page is on disk anyway. The browser looks for a new sw.js on each visit, never in its HTTP
+  // cache; a new version waits until the reader chooses to reload.
+  if (root && /^https?:$/.test(location.protocol) && "serviceWorker" in navigator) {
+    var reloading = false;
+    var offer = function (registration) {
+      var region = document.querySelector("[data-update-notice]");
+      var text = document.getElementById("update-notice-text");
+      if (!region || !text || region.firstChild) return;
+      region.appendChild(text.content.cloneNode(true));
+      region.querySelector('[data-update="reload"]').addEventListener("click", function () {
+        reloading = true;
+        if (registration.waiting) registration.waiting.postMessage("skip-waiting");
+        else location.reload();
+      });
+      region.querySelector('[data-update="later"]').addEventListener("click", function () {
+        while (region.firstChild) region.removeChild(region.firstChild);
+      });
+    };
+    navigator.serviceWorker.addEventListener("controllerchange", function () { if (reloading) location.reload(); });
+    window.addEventListener("load", function () {
+      navigator.serviceWorker.register(root + "sw.js", { scope: root, updateViaCache: "none" }).then(function (registration) {
+        if (registration.waiting && navigator.serviceWorker.controller) offer(registration);
+        registration.addEventListener("updatefound", function () {
+          var worker = registration.installing;
+          if (worker) worker.addEventListener("statechange", function () {
+            if (worker.state === "installed" && navigator.serviceWorker.controller) offer(registration);
+          });
+        });
+      }, function () { /* offline, or the host refuses: the site still works */ });
+    });
+  }
 
   // The language switcher keeps where the reader is: a #section, and the figures' state (sent by
   // lesson.js). With both, the state goes in the query and the section in the fragment.
