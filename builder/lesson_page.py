@@ -177,11 +177,11 @@ def render_lesson(inputs, lesson: Lesson, lang: Language, translations, page: di
         raise UserError(inputs.renderer.parse(lesson.body, lesson.path, lesson.body_line).problems)
     by_name = {s.name: s for s in scenarios}
 
-    def resolve(ref):
+    def resolve(ref, locale=shown_lang.locale):
         if not scenarios:
             return "", "trace values need a scenario in the front matter"
-        return remembered(inputs, ("ref", shown_lang.locale, ref), scenarios,
-                          lambda: TraceValues(by_name, lesson.scenario, shown_lang.locale).resolve(ref))
+        return remembered(inputs, ("ref", locale, ref), scenarios,
+                          lambda: TraceValues(by_name, lesson.scenario, locale).resolve(ref))
 
     figures, data = {}, None
     if lesson.figures:
@@ -198,7 +198,8 @@ def render_lesson(inputs, lesson: Lesson, lang: Language, translations, page: di
                           lambda: json_for_script(to_json(page_data(translations, lang, scenarios, lesson.walkthrough,
                                                                     views))))
     units = inputs.glossary.break_units(shown_lang.code)  # headings never break inside a term
-    rendered = inputs.renderer.render(lesson.body, lesson.path, lesson.body_line, resolve, figures, shown_lang.code, units)
+    rendered = inputs.renderer.render(lesson.body, lesson.path, lesson.body_line, resolve, figures, shown_lang.code, units,
+                                      resolve_plain=lambda ref: resolve(ref, None))  # output blocks: as Python prints
     placed = [name for name, _ in rendered.parsed.placed]
     for name, line in rendered.parsed.placed:
         if name and name not in lesson.figures or not name and len(lesson.figures) != 1:

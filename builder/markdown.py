@@ -10,6 +10,9 @@ What lesson Markdown may contain, beyond CommonMark:
   numbers with a decimal point must not be typed into prose, so every figure comes from the trace;
 - alias notes: `[FFN]{alias}` prints `FFN` and marks it as the one place a lesson introduces a variant the
   glossary asks to avoid, so the terminology check (builder/terminology.py) passes over it;
+- output blocks: a fence of language `output` right after a code block is what that code prints, its
+  figures written as trace references (`{{on:b1 length}}`), filled in as Python prints them (`1.3`,
+  `[0.3, -0.1, 1.0, 0.9]`); a test runs the code and compares (tests/test_reproduce.py);
 - containers: `::: diagram Caption` … `:::` (a captioned, scrollable figure around a preformatted
   diagram), `::: walkthrough` … `:::` (the ordered list of walkthrough steps), and
   `::: interactive NAME` `:::` (where the lesson's figure NAME goes; a bare `::: interactive` places its
@@ -48,6 +51,8 @@ ESCAPED_DELIMITER = re.compile(r"\\[*_]")  # `\*\*` is meant to be seen
 LITERAL_DECIMAL = re.compile(r"(?<![\w.])[−-]?\d+\.\d+")
 CONTAINERS = ("diagram", "walkthrough", "interactive")
 FENCE_LANG = re.compile(r"^ {0,3}(?:```|~~~)[ \t]*([\w+-]+)", re.M)
+OUTPUT = "output"  # the language of a fence that shows what the code block before it prints
+OUTPUT_REF = re.compile(r"\{\{(.*?)\}\}")
 
 
 @dataclass
@@ -259,9 +264,10 @@ class LessonRenderer:
     def __init__(self):
         self.md = make_markdown()
         # markdown-it binds each rule to its renderer; wrap ours so they keep `self`.
+        self._fence = self.md.renderer.rules["fence"]
         rules = {"trace_ref": self._render_ref, "heading_open": self._open_heading, "heading_close": self._close_heading,
                  "td_open": self._open_cell, "td_close": self._close_cell,
-                 "text": self._render_text, "term_alias": self._render_text}
+                 "text": self._render_text, "term_alias": self._render_text, "fence": self._render_fence}
         for name in CONTAINERS:
             rules[f"container_{name}_open"] = getattr(self, f"_open_{name}")
             rules[f"container_{name}_close"] = getattr(self, f"_close_{name}")
@@ -285,14 +291,16 @@ class LessonRenderer:
         return parsed
 
     def render(self, body: str, path: Path, first_line: int, resolve, figures: dict[str, str] | None = None,
-               lang: str = "", units: tuple[str, ...] = ()) -> Rendered:
+               lang: str = "", units: tuple[str, ...] = (), resolve_plain=None) -> Rendered:
         """Render `body` (whose first line is line `first_line` of `path`); headings never break inside
-        one of `units` (the glossary's terms)."""
+        one of `units` (the glossary's terms). `resolve(ref)` gives a trace value as the text shows it,
+        `resolve_plain(ref)` as Python prints it (for output blocks)."""
         parsed = self.parse(body, path, first_line)
         out = Rendered(html="", parsed=parsed, problems=list(parsed.problems))
         if not parsed.tokens:
             return out
-        env = {"resolve": resolve, "out": out, "path": path, "figures": figures or {}, "lang": lang, "units": units}
+        env = {"resolve": resolve, "resolve_plain": resolve_plain or resolve, "out": out, "path": path,
+               "figures": figures or {}, "lang": lang, "units": units}
         try:
             out.html = self.md.renderer.render(parsed.tokens, self.md.options, env)
         except Exception as err:  # most often invalid LaTeX inside $...$
@@ -307,9 +315,12 @@ class LessonRenderer:
         in_walkthrough = False
         walk_depth = 0
         deep = False
+        last_fence = None  # the language of the latest fenced block, for output blocks
         for i, token in enumerate(tokens):
             line = first_line + token.map[0] if token.map else first_line
             token.meta["line"] = line  # markdown-it gives every token a dict of its own
+            if token.type not in ("fence", "inline") and not token.type.startswith("paragraph_"):
+                last_fence = None  # an output block follows its code, with only paragraphs between them
             if token.type == "heading_open":
                 inline = tokens[i + 1]
                 level = int(token.tag[1])
@@ -368,12 +379,31 @@ class LessonRenderer:
                 out.problems.append(Problem(path, line, "lists or quotes nested too deeply (Markdown stops "
                                                         f"at {self.md.options.maxNesting} levels of blocks): what follows "
                                                         "would be lost; flatten them"))
+            elif token.type == "fence":
+                info = token.info.strip().split(" ", 1)[0] if token.info.strip() else ""
+                if info == OUTPUT:
+                    self._annotate_output(out, path, line, token.content, last_fence)
+                last_fence = info
             elif token.type in ("math_block", "math_block_label"):
                 problem = _math_problem(token.content)
                 if problem:
                     out.problems.append(Problem(path, line, problem))
         if in_walkthrough:
             out.problems.append(Problem(path, out.walkthrough_line, "`::: walkthrough` is not closed by `:::`"))
+
+    @staticmethod
+    def _annotate_output(out: Parsed, path, line: int, content: str, before: str | None) -> None:
+        """Record an output block's trace references; it must follow a code block, and print no figure of its own."""
+        if before in (None, OUTPUT):
+            out.problems.append(Problem(path, line, "an ```output block shows what the code block before it prints: "
+                                                    "put it after that code block"))
+        for number, row in enumerate(content.split("\n"), line + 1):
+            for match in OUTPUT_REF.finditer(row):
+                out.refs.append((match.group(1).strip(), number))
+            literal = LITERAL_DECIMAL.search(OUTPUT_REF.sub(" ", row))
+            if literal:
+                out.problems.append(Problem(path, number, f"figure {literal.group()!r} typed into an output block: "
+                                                          "take it from the trace with {{...}} so it cannot disagree"))
 
     # Render rules -------------------------------------------------------------------------
 
@@ -385,6 +415,24 @@ class LessonRenderer:
             env["out"].problems.append(Problem(env["path"], token.meta["line"], problem))
             return html.escape("{{" + token.content + "}}")
         return f'<span class="trace-value" data-ref="{html.escape(token.content)}">{html.escape(text)}</span>'
+
+    def _render_fence(self, tokens, idx, options, env):
+        token = tokens[idx]
+        if token.info.strip().split(" ", 1)[0] != OUTPUT:
+            return self._fence(tokens, idx, options, env)
+        first = token.meta["line"] + 1
+
+        def value(match):
+            ref = match.group(1).strip()
+            text, problem = env["resolve_plain"](ref)
+            if problem:
+                line = first + token.content.count("\n", 0, match.start())
+                env["out"].problems.append(Problem(env["path"], line, problem))
+                return match.group(0)
+            return text
+
+        text = OUTPUT_REF.sub(value, token.content)
+        return f'<pre class="highlight output" tabindex="0" data-lang="{OUTPUT}"><code>{_columns(escapeHtml(text))}</code></pre>\n'
 
     def _open_heading(self, tokens, idx, options, env):
         env["in_heading"] = True

@@ -23,12 +23,19 @@ MIN_LENGTH = 1e-9  # a vector shorter than this has no direction to take a cosin
 
 
 class TraceValues:
-    """Resolve trace references for a lesson's scenarios (the first is the default), in one locale."""
+    """Resolve trace references for a lesson's scenarios (the first is the default), in one locale, or
+    with `locale=None` as Python prints them (`-0.1`, `[0.3, 1.3]`): for the output of a lesson's code."""
 
-    def __init__(self, scenarios: dict[str, Scenario], default: str, locale: str):
+    def __init__(self, scenarios: dict[str, Scenario], default: str, locale: str | None):
         self.scenarios = scenarios
         self.default = default
         self.locale = locale
+
+    def _number(self, value: float, decimals: int = 1) -> str:
+        return f"{value:.{decimals}f}" if self.locale is None else format_number(value, self.locale, decimals)
+
+    def _vector(self, values) -> str:
+        return "[" + ", ".join(self._number(v) for v in values) + "]" if self.locale is None else format_vector(values, self.locale)
 
     def resolve(self, text: str) -> tuple[str, str | None]:
         """Return (the value as text, None), or ("", why the reference is wrong)."""
@@ -57,7 +64,7 @@ class TraceValues:
                 return "", f"unknown field {field!r} in {{{{{text}}}}} ({known})"
             if not all(np.isfinite(values)):
                 return "", f"{{{{{text}}}}} has no finite value in this scenario"
-            return SERIES_ARROW.join(format_number(v, self.locale) for v in values), None
+            return SERIES_ARROW.join(self._number(v) for v in values), None
         if ref.sublayer:
             step = trace.steps[2 * (ref.first - 1) + (0 if ref.sublayer == "attention" else 1)]
             if field in ("top", "weight"):
@@ -65,13 +72,13 @@ class TraceValues:
                     return "", f"{field!r} needs an attention step in {{{{{text}}}}}"
                 row = step.attention[t]
                 best = int(np.argmax(row))
-                return (scenario.tokens[best], None) if field == "top" else (format_number(row[best], self.locale, 2), None)
+                return (scenario.tokens[best], None) if field == "top" else (self._number(row[best], 2), None)
             if field == "cosine" or (field == "spread" and ref.part == "delta"):
                 return "", (f"{field!r} is measured on the stream after whole blocks, e.g. {{{{{ref.run}:b{ref.first} {field}}}}}"
                             + (f" (or {{{{{ref.run}:b{ref.first}.{ref.sublayer}.after spread}}}})" if field == "spread" else ""))
             if field == "spread":  # every token's stream right after (or before) this one sublayer
                 stream = {"after": step.after, "before": step.before}[ref.part]
-                return format_number(_spread(stream), self.locale, 1), None
+                return self._number(_spread(stream), 1), None
             vector = {"delta": step.delta, "after": step.after, "before": step.before}[ref.part][t]
             if field == "correction" and ref.part == "delta":
                 return "", f"'correction' needs a stream: add .after or .before in {{{{{text}}}}}"
@@ -81,7 +88,7 @@ class TraceValues:
                 return "", f"{field!r} needs an attention step, e.g. {{{{{ref.run}:b{max(ref.first, 1)}.attention {field}}}}}"
             vector, block = self._stream(trace, t, ref.first), ref.first
         if field is None:
-            return format_vector(vector, self.locale), None
+            return self._vector(vector), None
         if field == "cosine" and block is not None and not self._has_direction(scenario, ref.run, block):
             return "", (f"'cosine' has no value in {{{{{text}}}}}: the tracked word's vector is zero there, so it has "
                         "no direction (give the scenario's vectors a length, or print `length` instead)")
@@ -90,7 +97,7 @@ class TraceValues:
             return "", f"unknown field {field!r} in {{{{{text}}}}} ({known})"
         if not np.isfinite(value):
             return "", f"{{{{{text}}}}} has no finite value in this scenario"
-        return format_number(value, self.locale, 2 if field == "cosine" else 1), None
+        return self._number(value, 2 if field == "cosine" else 1), None
 
     def _has_direction(self, scenario: Scenario, run: str, block: int) -> bool:
         """Whether both vectors a cosine compares are long enough to have a direction."""

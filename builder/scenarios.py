@@ -12,6 +12,9 @@ Trace JSON contract (version 1), embedded in each lesson page as
       "dimensions": ["geography", ...],      # keys; the page carries their translated labels
       "default": {"depth": 3, "residual": true},
       "max_depth": 6,
+      "x0": [T][D],                          # the input vectors and the shared weights, not rounded:
+      "eps": 1e-05,                          # the engine's inputs (and its norm's variance floor),
+      "weights": {"w_q": [D][D], ...},       # so a reader can recompute every figure
       "runs": {                              # every run is MAX_DEPTH blocks deep; a shallower
         "pre-on":  RUN,                      # depth is a prefix because all blocks share weights
         "pre-off": RUN,
@@ -29,7 +32,7 @@ Trace JSON contract (version 1), embedded in each lesson page as
                  "length": [depth][T]}       # ‖stream‖ after each block
     }
 
-Every number is rounded to 4 decimals (−0 becomes 0); keys are sorted; the same
+Every number of a run is rounded to 4 decimals (−0 becomes 0); keys are sorted; the same
 scenario file always gives byte-identical JSON.
 """
 
@@ -37,7 +40,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from functools import cached_property
 from pathlib import Path
 
@@ -305,6 +308,9 @@ def scenario_to_data(scenario: Scenario) -> dict:
         "tracked": scenario.tracked, "dimensions": scenario.dimensions,
         "default": {"depth": scenario.depth, "residual": scenario.residual},
         "max_depth": engine.MAX_DEPTH,
+        # The engine's inputs, exactly: with them a reader recomputes every figure (the lessons show how).
+        "x0": scenario.x0.tolist(), "eps": engine.EPS,
+        "weights": {f.name: getattr(scenario.weights, f.name).tolist() for f in fields(scenario.weights)},
         "runs": {key: trace_to_data(trace) for key, trace in scenario.traces.items()},
     }
 

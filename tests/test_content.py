@@ -14,9 +14,9 @@ import pytest
 from conftest import ROOT, build_site, parse
 
 TRANSFORMER_SECTIONS = ["two-updates", "unrolled-sum", "walkthrough", "second-sense", "residual-off", "why-residuals", "norm-vs-skip",
-                        "edge-cases", "mistakes", "scope"]
+                        "edge-cases", "mistakes", "reproduce", "scope"]  # and the reader's own recomputation
 FFN_SECTIONS = ["position-wise-ffn", "why-expand", "per-position", "residual", "why-residual", "layernorm",
-                "layernorm-vs-batchnorm", "pre-vs-post", "assemble", "division-of-labour", "summary", "next"]
+                "layernorm-vs-batchnorm", "pre-vs-post", "assemble", "division-of-labour", "summary", "reproduce", "next"]
 
 # The seeds' figures, as the lesson prints them (one decimal, U+2212 minus).
 SEED_FIGURES = {
@@ -74,7 +74,7 @@ def test_dimension_labels_are_said_to_be_this_examples_only(real_site, lang):
 def test_code_listings_are_highlighted_at_build_time(real_site, lang):
     tree = parse(real_site / lang / "ffn-residual.html")
     listings = [pre for pre in tree.css("pre.highlight") if pre.attributes.get("data-lang") == "python"]
-    assert len(listings) == 2
+    assert len(listings) == 3  # the seed's two, and the snippet that reproduces the figures (tests/test_reproduce.py)
     assert all(pre.css("span.k, span.kn, span.nc") for pre in listings)
     assert "class PositionwiseFFN" in listings[0].text() and "class PreNormBlock" in listings[1].text()
     assert "PyTorch" in tree.text()
