@@ -283,3 +283,14 @@ def for_language(problems: list[Problem], content: Path, lang: str) -> tuple[lis
         elsewhere = path is not None and any(path == folder or folder in path.parents for folder in others)
         (hidden if elsewhere else shown).append(problem)
     return shown, hidden
+
+
+def tally(problems) -> str:
+    """`3 problems`, `1 warning`, `2 problems, 1 warning`."""
+    warnings = sum(1 for p in problems if p.severity == "warning")
+    errors = len(problems) - warnings
+
+    def plural(n, word):
+        return f"{n} {word}{'' if n == 1 else 's'}"
+    return ", ".join(filter(None, [plural(errors, "problem") if errors or not warnings else "",
+                                   plural(warnings, "warning") if warnings else ""]))

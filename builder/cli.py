@@ -129,6 +129,8 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--out", type=Path, default=Path("dist"), metavar="DIR", help="output folder (default: dist)")
     serve.add_argument("--port", type=port_number, default=8000, help="port (default: 8000; 0 picks a free one)")
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1)")
+    serve.add_argument("--lang", metavar="LANG", help="a translator's preview: keep serving while other languages "
+                                                      "have problems, and show only this language's")
     return parser
 
 
@@ -239,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(printable(line))
         elif args.command == "serve":
             from builder.serve import serve
-            serve(args.content, args.out, args.templates, host=args.host, port=args.port)
+            serve(args.content, args.out, args.templates, host=args.host, port=args.port, lang=args.lang)
     except UserError as err:
         for problem in err.problems:
             print(problem, file=sys.stderr)
@@ -262,11 +264,8 @@ def plural(n: int, word: str) -> str:
 
 
 def tally(problems) -> str:
-    """`3 problems`, `1 warning`, `2 problems, 1 warning`."""
-    warnings = sum(1 for p in problems if p.severity == "warning")
-    errors = len(problems) - warnings
-    return ", ".join(filter(None, [plural(errors, "problem") if errors or not warnings else "",
-                                   plural(warnings, "warning") if warnings else ""]))
+    from builder.build import tally as count
+    return count(problems)
 
 
 def run_check(args) -> int:

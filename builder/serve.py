@@ -25,7 +25,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from builder.build import Workspace, check_rendering, gather
+from builder.build import Workspace, check_rendering, for_language, gather, tally
 from builder.output import MARKER, OutputLock, check_apart, check_ours, replace_file, resolve_output, write_atomically
 from builder.errors import Problem, UserError, printable
 from builder import site
@@ -97,8 +97,10 @@ pre {{ background: #fbeaea; border-left: 4px solid #8b0000; padding: 1rem; overf
 class Preview:
     """The state shared by the watcher and the server: the last good files, the last errors, a notice."""
 
-    def __init__(self, content: Path, out: Path, templates: Path):
+    def __init__(self, content: Path, out: Path, templates: Path, lang: str | None = None):
         self.content, self.out, self.templates = content, out, templates
+        self.lang = lang  # a translator's preview: other languages' problems neither stop it nor show
+        self.hidden: list = []
         self.version = 0
         self.errors: list[str] = []
         self.notice = ""  # e.g. that Python code changed and the preview needs a restart
@@ -130,10 +132,11 @@ class Preview:
                 self.version += 1
             return "build failed: internal error"
         seconds = time.perf_counter() - started
+        hidden = f" ({tally(self.hidden)} in other languages not shown)" if self.hidden else ""
         if only is None:
-            return f"rebuilt all pages in {seconds:.2f} s"
+            return f"rebuilt all pages in {seconds:.2f} s{hidden}"
         if written:
-            return f"rebuilt {', '.join(sorted(written))} in {seconds:.2f} s"
+            return f"rebuilt {', '.join(sorted(written))} in {seconds:.2f} s{hidden}"
         # No page changed (an editor saving twice, a change inside a comment): nothing to say, unless
         # the last build had failed and this one says the problems are fixed.
         return f"rebuilt in {seconds:.2f} s: the problems are fixed (no page changed)" if failing else ""
@@ -150,6 +153,8 @@ class Preview:
             only = None
         rendering = site.render_site(inputs, None, only=only, searched=self.searched, preview=True)
         problems += check_rendering(inputs, rendering)
+        if self.lang is not None:  # the pages of this language are served whatever the others' state
+            problems, self.hidden = for_language(problems, self.content, self.lang)
         if problems:
             raise UserError(list(dict.fromkeys(problems)))
         self._listed = listed
@@ -368,14 +373,16 @@ def classify(paths, preview: Preview) -> tuple[set[Path], list[Path]]:
 
 
 def serve(content: Path, out: Path, templates: Path, host: str = "127.0.0.1", port: int = 8000,
-          ready: threading.Event | None = None, stop: threading.Event | None = None) -> None:
+          ready: threading.Event | None = None, stop: threading.Event | None = None, lang: str | None = None) -> None:
     """Build, serve and watch until interrupted (or until `stop` is set, for tests). `ready` is set once
     the server answers and the watcher is watching."""
     from watchfiles import watch
 
     check_apart(out, content=content, templates=templates)  # an output inside content/ rebuilt forever
     check_ours(resolve_output(out))  # refused before anything is served: it may be someone's home folder
-    preview = Preview(content, out, templates)
+    if lang is not None:
+        for_language([], content, lang)  # an unknown language is reported before anything is served
+    preview = Preview(content, out, templates, lang)
     try:  # bind first: a port in use or a bad address is reported before any work
         server = PreviewServer((host, port), make_handler(preview, frozenset({host.lower()})))
     except (OSError, OverflowError, UnicodeError, ValueError) as err:

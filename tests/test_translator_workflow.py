@@ -311,3 +311,28 @@ def test_a_wrong_placeholder_is_reported_once_on_the_catalog_not_on_a_template(c
     lines = result.stderr.splitlines()
     assert result.returncode == 1 and lines[-1] == "check: 1 problem", lines
     assert lines[0].startswith(f"{po}:") and "placeholders ['m', 'total']" in lines[0]
+
+
+def test_a_translators_preview_keeps_serving_while_another_language_has_problems(tmp_path, content_copy):
+    from builder.serve import Preview
+
+    edit(content_copy / "zh" / "messages.po", 'msgstr "第 %(n)s 步，共 %(total)s 步"', 'msgstr "共 %(total)s 步"')
+    everyone = Preview(content_copy, tmp_path / "all", ROOT / "templates")
+    assert everyone.rebuild().startswith("build failed: 1 problem")
+    translator = Preview(content_copy, tmp_path / "ja", ROOT / "templates", lang="ja")
+    log = translator.rebuild()
+    assert log.startswith("rebuilt all pages") and log.endswith("(1 problem in other languages not shown)"), log
+    assert translator.errors == [] and (tmp_path / "ja" / "ja" / "ffn-residual.html").is_file()
+    # Their own mistakes still show.
+    edit(content_copy / JA, "{{on:b1 length}}", "{{on:b1 lenght}}")
+    assert translator.rebuild({content_copy / JA}).startswith("build failed: ")
+    assert any("unknown field 'lenght'" in error for error in translator.errors)
+    assert all("zh/messages.po" not in error for error in translator.errors)
+
+
+def test_serve_takes_lang_and_refuses_an_unknown_one(content_copy, tmp_path):
+    from builder.cli import _parser
+
+    assert _parser().parse_args(["serve", "--lang", "ja"]).lang == "ja"
+    result = run_cli("serve", "--lang", "ko", "--port", "0", "--content", str(content_copy), "--out", str(tmp_path / "d"))
+    assert result.returncode == 1 and "unknown language 'ko'" in result.stderr and "Traceback" not in result.stderr
