@@ -15,7 +15,7 @@ from pathlib import Path
 
 from builder import checks, publish, site
 from builder.catalogs import load_translations, template_version
-from builder.content import load_lessons
+from builder.content import load_lessons, meta_line
 from builder.errors import Problem, UserError
 from builder.figures import KINDS
 from builder.i18n import CATALOG_NAME, TEMPLATE_NAME, SiteConfig, load_site_config, read_catalog
@@ -23,7 +23,7 @@ from builder.markdown import LessonRenderer
 from builder.output import Staging, check_apart
 from builder.pages import make_environment
 from builder.scenarios import Scenario, load_scenarios
-from builder.sources import list_folder, placeholders, read_bytes
+from builder.sources import PLACEHOLDER, list_folder, placeholders, read_bytes
 from builder.terminology import GLOSSARY_NAME, Glossary, check_catalog, load_glossary
 from builder.translation import outdated_warning, state_of
 
@@ -149,6 +149,7 @@ def gather(content: Path, templates: Path, workspace: Workspace | None = None) -
     inputs.warnings += [warning for scenario in scenarios.values() for warning in scenario.warnings]
     inputs.warnings += [warning for by_slug in lessons.values() for lesson in by_slug.values()
                         for warning in placeholders(lesson.path, lesson.text)]
+    inputs.warnings += set_stubs_aside(lessons, config.source_language)
     inputs.warnings += outdated_translations(lessons, config.source_language)
     inputs.warnings += catalog_terminology(content, config, glossary, remember)
     return inputs, problems
@@ -173,6 +174,21 @@ def _read_or_none(path: Path) -> bytes | None:
         return read_bytes(path)
     except UserError:
         return None
+
+
+def set_stubs_aside(lessons: dict, source_language: str) -> list[Problem]:
+    """A translation still titled with the placeholder of `builder new` is a stub: readers get the
+    original, with the notice that the lesson is not translated yet, until it has a title of its own."""
+    warnings = []
+    for lang, by_slug in lessons.items():
+        if lang == source_language:
+            continue
+        for slug in [slug for slug, lesson in by_slug.items() if PLACEHOLDER.search(lesson.title)]:
+            lesson = by_slug.pop(slug)
+            warnings.append(Problem(lesson.path, meta_line(lesson.text, "title") or 1,
+                                    "a stub from `python -m builder new`: readers get the original, marked as not "
+                                    "translated yet, until this translation has a title", "warning"))
+    return warnings
 
 
 def outdated_translations(lessons: dict, source_language: str) -> list[Problem]:
