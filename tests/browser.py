@@ -55,8 +55,10 @@ class Recorder:
     blocked: list[str] = field(default_factory=list)
 
     def attach(self, page):
+        # Plotly's own warnings ("WARN: Invalid color specifier …") arrive as console.trace, not warning.
         page.on("console", lambda m: self.errors.append(f"console {m.type}: {m.text}")
-                if m.type in ("error", "warning") and not (self.withheld and "Failed to load resource" in m.text) else None)
+                if (m.type in ("error", "warning", "trace") or m.text.startswith(("WARN", "ERROR")))
+                and not (self.withheld and "Failed to load resource" in m.text) else None)
         page.on("pageerror", lambda e: self.errors.append(f"page error: {e}"))
         page.on("requestfailed", lambda r: None if self._withheld(r.url) else self.errors.append(f"failed request: {r.url} {r.failure}"))
         page.route("**/*", self._route)

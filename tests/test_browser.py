@@ -60,31 +60,22 @@ def num(value, lang="zh", decimals=2):
     return format_number(value, LOCALES[lang], decimals)
 
 
-PLOTTED = """(sel) => { const p = document.querySelector(sel + ' .plot'); return p && p.data ? p.data.map(t => ({
-  meta: t.customdata ? Array.from(t.customdata) : t.meta, x: Array.from(t.x), y: Array.from(t.y || []), base: t.base ? Array.from(t.base) : null,
-  width: t.width ? Array.from([].concat(t.width)) : null, text: t.text ? Array.from([].concat(t.text)) : null,
-  pattern: t.marker && t.marker.pattern ? t.marker.pattern.shape : null })) : null; }"""
+PLOTTED = """(sel) => { const p = document.querySelector(sel + ' .plot'); if (!p || !p.data) return null;
+  const out = p.data.map(t => ({ meta: t.meta, x: Array.from(t.x), y: Array.from(t.y || []), base: t.base ? Array.from(t.base) : null,
+    width: t.width ? Array.from([].concat(t.width)) : null, pattern: t.marker && t.marker.pattern ? t.marker.pattern.shape : null }));
+  const labels = {};
+  (p.layout.annotations || []).forEach(a => { const l = labels[a.name] = labels[a.name] || { meta: a.name, x: [], y: [], text: [] };
+    l.x.push(a.x); l.y.push(a.y); l.text.push(a.text); });
+  return out.concat(Object.values(labels)); }"""
 
 
 def plotted(page, chart="main", figure="depth-map"):
-    """The drawn traces by mark class; a trace holding several marks (the bars) is split back into them.
-    Plotly redraws a new state when the browser is idle: wait until it has drawn the current one."""
+    """The drawn traces (and value labels, Plotly annotations) by mark class. Plotly redraws a new state
+    when the browser is idle: wait until it has drawn the current one."""
     box = f'#{figure} [data-chart="{chart}"] [data-part="chart"]'
     page.wait_for_function("(sel) => { const b = document.querySelector(sel); return b && b.getAttribute('data-plotted') "
                            "&& b.getAttribute('data-plotted') === b.getAttribute('data-state'); }", arg=box)
-    out = {}
-    for t in page.evaluate(PLOTTED, f'#{figure} [data-chart="{chart}"]'):
-        if isinstance(t["meta"], list):
-            for i, meta in enumerate(t["meta"]):
-                mark = out.setdefault(meta, {"meta": meta, "x": [], "y": [], "base": [], "width": [], "pattern": []})
-                mark["x"].append(t["x"][i])
-                mark["y"].append(t["y"][i])
-                mark["base"].append(t["base"][i] if t["base"] else 0)
-                mark["width"].append(t["width"][i] if t["width"] else None)
-                mark["pattern"].append(t["pattern"][i] if isinstance(t["pattern"], list) else t["pattern"])
-            continue
-        out[t["meta"]] = t
-    return out
+    return {t["meta"]: t for t in page.evaluate(PLOTTED, f'#{figure} [data-chart="{chart}"]')}
 
 
 def layout(page, chart="main", figure="depth-map"):
@@ -133,7 +124,20 @@ def test_bars_and_true_length_markers_are_the_trace(site, open_page, lang, resid
     assert ffn["base"] == pytest.approx([e[2] for e in expected[1::2]], abs=1e-4)
     assert drawn["length"]["y"] == pytest.approx([e[3] for e in expected], abs=1e-4)  # ‖x‖, a marker per sublayer
     assert drawn["ribbon"]["x"] == ([-0.5, 4.5] if residual else [-0.5, 0.5])  # residual off: cut at the entrance
-    assert all((shape == "/") is not residual for shape in ffn["pattern"])
+    assert (ffn["pattern"] == "/") is not residual and (attention["pattern"] == "/") is not residual
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("residual", [True, False])
+def test_the_number_above_each_block_is_the_true_length_the_text_quotes(site, open_page, lang, residual):
+    page = ready(open_page(lesson_url(site, lang, fragment=f"#residual={'on' if residual else 'off'}&depth=5")))
+    s = scenario()
+    lengths = np.linalg.norm(s.traces["pre-on" if residual else "pre-off"].block_outputs()[:5, s.tracked], axis=-1)
+    labels = plotted(page)["value"]
+    assert labels["x"] == [1, 2, 3, 4, 5]
+    assert labels["text"] == [num(v, lang, 1) for v in lengths]
+    svg = page.locator('#depth-map [data-chart="main"] .chart-svg-wide text.value').all_text_contents()
+    assert svg == labels["text"]  # the SVG (print, no Plotly) says the same
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -141,27 +145,43 @@ def test_axis_legend_and_caption_say_what_the_heights_are(site, open_page, lang)
     page = ready(open_page(lesson_url(site, lang)))
     legend = lambda: [li.text_content().strip() for li in page.locator('#depth-map [data-chart="main"] .chart-legend li').all()]
     assert layout(page)["yaxis"]["title"]["text"] == label(lang, "depth-map", "axis_y_on")
-    assert legend() == [label(lang, "depth-map", k) for k in ("ribbon", "attention_on", "ffn_on", "length")]
+    assert legend() == [label(lang, "depth-map", k) for k in ("ribbon", "attention_on", "ffn_on", "length_label")]
     assert page.locator('#depth-map [data-part="caption"]').text_content() == label(lang, "depth-map", "caption_on")
     page.locator('#depth-map [data-control="residual"]').click()
     assert layout(page)["yaxis"]["title"]["text"] == label(lang, "depth-map", "axis_y_off")
-    assert legend() == [label(lang, "depth-map", k) for k in ("ribbon", "attention_off", "ffn_off", "length")]
+    assert legend() == [label(lang, "depth-map", k) for k in ("ribbon", "attention_off", "ffn_off", "length_label")]
     assert page.locator('#depth-map [data-part="caption"]').text_content() == label(lang, "depth-map", "caption_off")
 
 
+def round_ticks(values):
+    """Whether ticks are evenly spaced by 1, 2 or 5 times a power of ten, starting at a multiple of it."""
+    step = values[1] - values[0]
+    power = 10 ** np.floor(np.log10(step))
+    return (any(abs(step - m * power) < 1e-9 for m in (1, 2, 5)) and np.allclose(np.diff(values), step)
+            and abs(values[0] / step - round(values[0] / step)) < 1e-9)
+
+
 @pytest.mark.parametrize("lang", LANGS)
-def test_one_y_scale_across_the_toggle_and_the_depth(site, open_page, lang):
+def test_one_y_scale_with_round_ticks_across_the_toggle_the_depth_and_every_scenario(site, open_page, lang):
     page = ready(open_page(lesson_url(site, lang)))
-    ranges = {tuple(layout(page)["yaxis"]["range"])}
-    page.locator('#depth-map [data-control="residual"]').click()
-    ranges.add(tuple(layout(page)["yaxis"]["range"]))
+    axes = set()
+    for name in ("river-bank", "money-bank", "bank-by-the-river"):
+        page.locator(f'#depth-map input[value="{name}"]').check()
+        for _ in range(2):
+            page.locator('#depth-map [data-control="residual"]').click()
+            y = layout(page)["yaxis"]
+            axes.add((tuple(y["range"]), tuple(y["tickvals"])))
     page.locator('#depth-map [data-control="depth"]').focus()
     page.keyboard.press("End")
-    ranges.add(tuple(layout(page)["yaxis"]["range"]))
-    assert len(ranges) == 1
-    s = scenario()
-    highest = max(e[2] + e[1] for e in bars(s.traces["pre-on"], s.tracked, 6, True))
-    assert highest < ranges.pop()[1]  # the scale holds the tallest stacked bar of any state
+    y = layout(page)["yaxis"]
+    axes.add((tuple(y["range"]), tuple(y["tickvals"])))
+    assert len(axes) == 1
+    (y_range, ticks), = axes
+    assert round_ticks(ticks) and ticks[-1] == y_range[1]
+    for name in ("river-bank", "money-bank"):
+        s = scenario(name)
+        highest = max(e[2] + e[1] for e in bars(s.traces["pre-on"], s.tracked, 6, True))
+        assert highest < y_range[1]  # the scale holds the tallest stacked bar of any state
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -169,9 +189,28 @@ def test_the_token_panel_shows_every_word_collapse_without_the_residual(site, op
     page = ready(open_page(lesson_url(site, lang, fragment="#residual=off&depth=6")))
     drawn = plotted(page, "spread")
     s = scenario()
-    assert drawn["spread-on"]["y"] == pytest.approx(spread(s.traces["pre-on"], 6), abs=1e-4)
-    assert drawn["spread-off"]["y"] == pytest.approx(spread(s.traces["pre-off"], 6), abs=1e-4)
-    assert drawn["spread-off"]["y"][2] < 1e-3 < drawn["spread-on"]["y"][2]  # collapsed after block 2, only without it
+    assert drawn["spread-off"]["y"] == pytest.approx(spread(s.traces["pre-off"], 6), abs=1e-4)  # the current state
+    assert drawn["spread-compare"]["y"] == pytest.approx(spread(s.traces["pre-on"], 6), abs=1e-4)  # the other, to compare
+    assert drawn["spread-off"]["y"][2] < 1e-3 < drawn["spread-compare"]["y"][2]  # collapsed after block 2, only without it
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_token_panel_shows_the_current_state(site, open_page, lang):
+    """Toggling the residual or changing the depth changes the panel: the current state in its colour, up to
+    the current depth, with its numbers; the other state grey underneath."""
+    page = ready(open_page(lesson_url(site, lang, fragment="#residual=on&depth=3")))
+    s = scenario()
+    on = plotted(page, "spread")
+    assert on["spread-on"]["x"] == [0, 1, 2, 3] and on["spread-compare"]["x"] == list(range(7))
+    assert on["value"]["text"] == [num(v, lang, 1) for v in spread(s.traces["pre-on"], 3)]
+    legend = page.locator('#depth-map [data-chart="spread"] .chart-legend li').all_text_contents()
+    assert [t.strip() for t in legend] == [label(lang, "depth-map", "spread_on"), label(lang, "depth-map", "spread_compare_off")]
+    page.locator('#depth-map [data-control="residual"]').click()
+    off = plotted(page, "spread")
+    assert "spread-off" in off and "spread-on" not in off
+    assert off["spread-compare"]["y"] == pytest.approx(spread(s.traces["pre-on"], 6), abs=1e-4)
+    legend = page.locator('#depth-map [data-chart="spread"] .chart-legend li').all_text_contents()
+    assert [t.strip() for t in legend] == [label(lang, "depth-map", "spread_off"), label(lang, "depth-map", "spread_compare_on")]
 
 
 def outline(page):
@@ -201,8 +240,12 @@ def test_the_sum_step_follows_the_depth_and_lists_x0_and_every_correction(site, 
     assert total == pytest.approx(run.x0[t] + sum(step.delta[t] for step in run.steps), abs=0.006)
 
 
-def test_a_drag_of_the_depth_slider_adds_one_history_entry(site, open_page):
-    page = ready(open_page(lesson_url(site, "zh")))
+@pytest.mark.parametrize("lang", LANGS)
+def test_controls_change_the_current_history_entry_so_back_leaves_the_page(site, open_page, lang):
+    page = open_page((site / lang / "index.html").as_uri())
+    page.locator('a[href="transformer-block.html"]').first.click()
+    page.wait_for_url("**/transformer-block.html")
+    ready(page)
     before = page.evaluate("history.length")
     slider = page.locator('#depth-map [data-control="depth"]')
     slider.scroll_into_view_if_needed()
@@ -213,13 +256,39 @@ def test_a_drag_of_the_depth_slider_adds_one_history_entry(site, open_page):
     for i in range(1, 11):
         page.mouse.move(box["x"] + 4 + i * (box["width"] - 8) / 10, y)
     page.mouse.up()
-    assert slider.input_value() == "6"
-    assert page.evaluate("history.length") == before + 1
     page.locator('#depth-map [data-control="residual"]').click()
-    assert page.evaluate("history.length") == before + 2
-    page.go_back()
-    page.wait_for_function("() => document.querySelector('[data-control=residual]').getAttribute('aria-pressed') === 'true'")
+    page.locator('#depth-map [data-control="step-next"]').click()
+    page.locator('#depth-map input[value="money-bank"]').check()
     assert slider.input_value() == "6"
+    assert page.evaluate("history.length") == before  # every change replaced the entry
+    assert "scenario=money-bank&residual=off&depth=6" in page.url  # and the address says where the reader is
+    page.go_back()
+    page.wait_for_url("**/index.html")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_link_that_sets_a_state_brings_its_figure_into_view_and_back_returns(site, open_page, lang):
+    """The prediction's answer link sits after the attention view but is about the depth map: it shows the
+    depth map, with the focus on it, in one new history entry; Back restores the state and the place."""
+    page = ready(open_page(lesson_url(site, lang)))
+    before = page.evaluate("history.length")
+    link = page.locator('#residual-off ~ p a[href^="#residual=off"]').first
+    link.scroll_into_view_if_needed()
+    link.click()
+    page.wait_for_function("() => document.querySelector('#depth-map [data-control=residual]').getAttribute('aria-pressed') === 'false'")
+    assert page.locator('#depth-map [data-control="depth"]').input_value() == "6"
+    top = page.evaluate("document.getElementById('depth-map').getBoundingClientRect().top")
+    assert -2 <= top < 50  # the depth map's top at the top of the window
+    chart = page.evaluate("""() => { const r = document.querySelector('#depth-map [data-chart=main] [data-part=chart]')
+      .getBoundingClientRect(); return [r.top, r.bottom, innerHeight]; }""")
+    assert -2 <= chart[0] and chart[1] <= chart[2]  # the chart itself is on screen
+    assert page.evaluate("document.activeElement.id") == "depth-map"
+    assert page.evaluate("history.length") == before + 1
+    page.go_back()
+    page.wait_for_function("() => document.querySelector('#depth-map [data-control=residual]').getAttribute('aria-pressed') === 'true'")
+    assert page.locator('#depth-map [data-control="depth"]').input_value() == "3"
+    page.wait_for_function("""(link) => { const r = link.getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight; }""",
+                           arg=link.element_handle())  # back where the link was
 
 
 def test_focus_stays_on_a_button_at_both_ends_of_the_walkthrough(site, open_page):
@@ -250,15 +319,6 @@ def test_a_section_link_keeps_the_state_and_the_switcher_carries_both(site, open
     assert page.evaluate("window.scrollY") > 500  # at the section, not the top
 
 
-def test_back_restores_the_previous_state(site, open_page):
-    page = ready(open_page(lesson_url(site, "zh")))
-    page.locator('#depth-map [data-control="residual"]').click()
-    assert "bar-ffn-off" in plotted(page)
-    page.go_back()
-    page.wait_for_function("() => document.querySelector('[data-control=residual]').getAttribute('aria-pressed') === 'true'")
-    assert "bar-ffn-on" in plotted(page)
-
-
 # ---- First paint, hand-over, print ----------------------------------------------------------------
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -287,7 +347,7 @@ def test_plotly_takes_over_with_the_same_values(site, open_page, lang, chart):
             continue
         points = [p for p in values["points"]]
         if mark == "value":
-            assert drawn[mark]["x"] == [p[0] for p in points]
+            assert drawn[mark]["x"] == [p[0] for p in points] and drawn[mark]["y"] == pytest.approx([p[1] for p in points])
             continue
         assert drawn[mark]["x"] == pytest.approx([p[0] for p in points])
         assert drawn[mark]["y"] == pytest.approx([p[1] for p in points])
@@ -303,9 +363,13 @@ def test_print_shows_the_chart_and_the_current_numbers_without_errors(site, open
     assert not page.locator('#depth-map [data-control="residual"]').is_visible()
     chart = page.locator('#depth-map [data-chart="main"] [data-part="chart"]')
     assert chart.is_visible() and chart.bounding_box()["height"] > 150
-    table = page.locator("#depth-map-twin table")
+    table = page.locator("#depth-map-twin table").first
     assert table.is_visible() and table.bounding_box()["height"] > 100
     assert table.locator("tbody tr").count() == 1 + 2 * 4  # the current state, not the default
+    fills = page.evaluate("""() => [...document.querySelectorAll('#depth-map [data-chart=main] .chart-svg-wide .bar-attention-off rect')]
+      .map(r => getComputedStyle(r).fill)""")
+    swatch = page.evaluate("""() => getComputedStyle(document.querySelector('#depth-map [data-chart=main] .swatch-hatch')).backgroundImage""")
+    assert fills and all(f != "rgb(0, 0, 0)" and f in swatch for f in fills)  # residual off: the bars are filled on paper
     page.emulate_media(media="screen")
 
 
@@ -313,12 +377,12 @@ def test_the_printed_page_has_the_chart_even_without_javascript(site, open_page)
     page = open_page(lesson_url(site, "ja"), java_script_enabled=False)
     page.emulate_media(media="print")
     assert page.locator('#depth-map [data-chart="main"] .chart-svg-wide').is_visible()
-    assert page.locator("#depth-map-twin table tbody tr").count() == 1 + 2 * 3
+    assert page.locator("#depth-map-twin table").first.locator("tbody tr").count() == 1 + 2 * 3
 
 
 def test_without_javascript_the_text_table_and_chart_remain(site, open_page):
     page = open_page(lesson_url(site, "ja"), java_script_enabled=False)
-    assert page.locator("#depth-map-twin table").is_visible()
+    assert page.locator("#depth-map-twin table").first.is_visible()
     assert page.locator('#depth-map .chart-svg-wide').first.is_visible()
     assert not page.locator('[data-control="residual"]').first.is_visible()
     assert page.locator("#walkthrough-steps li").count() == 6
@@ -336,7 +400,7 @@ def test_the_scenario_picker_switches_every_figure_and_the_url(site, open_page, 
     assert plotted(page)["bar-ffn-on"]["y"] == pytest.approx([e[1] for e in expected[1::2]], abs=1e-4)
     assert page.locator('#attention input[value="money-bank"]').is_checked()  # both pickers show one state
     title = catalog(lang).pgettext("scenario", "money in the bank")
-    assert title in page.locator("#depth-map-twin caption").text_content()
+    assert title in page.locator("#depth-map-twin caption").first.text_content()
     assert title in page.locator('#depth-map [data-part="status"]').text_content() or \
         page.locator('#depth-map [data-part="status"]').text_content().strip()
     assert "scenario=money-bank" in page.locator(".language-switcher a").get_attribute("href")
@@ -370,9 +434,14 @@ def test_the_attention_view_is_the_trace(site, open_page, lang, name, residual, 
     s = scenario(name)
     weights = s.traces["pre-on" if residual else "pre-off"].steps[2 * (block - 1)].attention
     assert np.ravel(grid(page)).tolist() == pytest.approx(weights.ravel().tolist(), abs=0.006)
-    top = s.tokens[int(np.argmax(weights[s.tracked]))]
-    assert f"“{top}”" in page.locator('#attention [data-part="summary"]').text_content() or \
-        f"「{top}」" in page.locator('#attention [data-part="summary"]').text_content()
+    row = np.sort(weights[s.tracked])[::-1]
+    summary = page.locator('#attention [data-part="summary"]').text_content()
+    if row[0] - row[1] >= 0.05:  # a clear favourite is named
+        top = s.tokens[int(np.argmax(weights[s.tracked]))]
+        assert f"“{top}”" in summary or f"「{top}」" in summary
+    else:
+        assert summary == label(lang, "attention", "summary_even", n=block, token="bank", low=num(row[-1], lang),
+                                high=num(row[0], lang))
 
 
 def test_bank_looks_at_river_then_money_in_block_1(site, open_page):
@@ -381,6 +450,38 @@ def test_bank_looks_at_river_then_money_in_block_1(site, open_page):
     assert int(np.argmax(bank)) == 2  # river
     page.locator('#attention input[value="money-bank"]').check()
     assert int(np.argmax(grid(page)[3])) == 0  # money
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_no_favourite_is_framed_when_the_weights_are_about_even(site, open_page, lang):
+    """Block 3: bank's weights are 0.25, 0.26, 0.25, 0.24: noise, not a preference; block 1: river, 0.34."""
+    page = ready(open_page(lesson_url(site, lang, fragment="#block=3")))
+    assert page.locator("#attention tbody tr.tracked td.top").count() == 0
+    weights = scenario().traces["pre-on"].steps[4].attention[3]
+    assert page.locator('#attention [data-part="summary"]').text_content() == label(
+        lang, "attention", "summary_even", n=3, token="bank", low=num(weights.min(), lang), high=num(weights.max(), lang))
+    page.locator('#attention [data-control="block"]').focus()
+    page.keyboard.press("Home")
+    page.wait_for_function("() => document.querySelectorAll('#attention tbody tr.tracked td.top').length === 1")
+    assert page.locator("#attention tbody tr.tracked td.top").text_content() == num(0.335, lang)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_attention_shading_tells_small_weights_apart_and_has_a_scale(site, open_page, lang):
+    page = ready(open_page(lesson_url(site, lang, fragment="#block=1")))
+    colours = page.evaluate("""() => [...document.querySelectorAll('#attention tbody td')].map(td =>
+      [td.textContent, getComputedStyle(td).backgroundColor])""")
+
+    def luminance(css):
+        c = [v / 255 for v in rgb(css)]
+        c = [v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4 for v in c]
+        return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]
+
+    by_text = {text: luminance(css) for text, css in colours}
+    low, high = by_text[num(0.18, lang)], by_text[num(0.34, lang)]
+    assert (low + 0.05) / (high + 0.05) > 1.3  # clearly different shades, not 18 % and 34 % of one colour
+    ticks = page.locator("#attention .attention-scale .scale-tick").all_text_contents()
+    assert ticks[0] == num(0, lang) and num(0.5, lang) in ticks[-1]
 
 
 def test_walkthrough_steps_about_a_block_select_it_in_the_attention_view(site, open_page):
@@ -400,17 +501,6 @@ def test_norm_compare_plots_the_trace(site, open_page, lang):
     for key, meta in (("pre-on", "pre"), ("post-on", "post")):
         lengths = np.linalg.norm(s.traces[key].block_outputs()[:, s.tracked], axis=-1)
         assert drawn[meta]["y"] == pytest.approx(lengths, abs=1e-4)
-
-
-def test_norm_compare_labels_do_not_collide_at_block_1(site, open_page):
-    page = ready(open_page(lesson_url(site, "zh", "ffn-residual"), viewport={"width": 390, "height": 800}))
-    boxes = page.evaluate("""() => [...document.querySelectorAll('#norm-compare .plot .textpoint text')]
-      .map(t => t.getBoundingClientRect()).map(r => [r.left, r.top, r.right, r.bottom])""")
-    assert len(boxes) >= 12
-    for i, a in enumerate(boxes):
-        for b in boxes[i + 1:]:
-            overlap = min(a[2], b[2]) - max(a[0], b[0]) > 1 and min(a[3], b[3]) - max(a[1], b[1]) > 1
-            assert not overlap, (a, b)
 
 
 def test_no_mode_bar_and_no_cloud_buttons(site, open_page):
@@ -566,3 +656,177 @@ def test_the_script_draws_the_same_svg_as_the_build(site, open_page, lang, chart
     toggle.click()
     drawn = page.evaluate(SVG_SHAPES, selector)
     assert drawn == built
+
+
+# ---- Phones: every column on screen, the chart in view while stepping ------------------------------
+
+TABLE_WIDTHS = """() => [...document.querySelectorAll('[data-figure] table')].filter(t => t.getClientRects().length).map(t => {
+  const box = t.closest('.table-scroll') || t;
+  return [t.querySelector('caption') ? t.querySelector('caption').textContent.slice(0, 40) : t.className,
+          box.scrollWidth, box.clientWidth, t.scrollWidth, t.clientWidth]; })"""
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("fragment", ["#depth=6&step=6", "#depth=6&step=2&residual=off&block=3",
+                                      "#scenario=money-bank&depth=6&step=4&block=1"])
+def test_every_figure_table_shows_all_its_columns_on_a_phone(site, open_page, lang, fragment):
+    """The attention grid, the walkthrough's step tables and the text twins fit 390 px: nothing to scroll."""
+    for slug in ("transformer-block", "ffn-residual"):
+        page = ready(open_page(lesson_url(site, lang, slug, fragment), viewport={"width": 390, "height": 844}))
+        for button in page.locator('[data-control="twin"]').all():
+            button.click()
+        page.wait_for_timeout(300)  # the tables are drawn when the browser is idle
+        tables = page.evaluate(TABLE_WIDTHS)
+        assert len(tables) >= (4 if slug == "transformer-block" else 1)
+        for caption, scroll, client, table_scroll, table_client in tables:
+            assert scroll <= client and table_scroll <= table_client, (caption, scroll, client)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_stepping_on_a_phone_keeps_the_outlined_mark_on_screen(site, open_page, lang):
+    page = ready(open_page(lesson_url(site, lang, fragment="#depth=6"), viewport={"width": 390, "height": 844}))
+    nxt = page.locator('#depth-map [data-control="step-next"]')
+    for step in range(2, 7):
+        # the reader has scrolled so that the buttons sit at the bottom of the screen
+        page.evaluate("() => { const r = document.querySelector('#depth-map [data-control=step-next]').getBoundingClientRect();"
+                      " window.scrollBy(0, r.bottom - innerHeight + 8); }")
+        nxt.click()
+        page.wait_for_function(f"() => document.querySelector('#depth-map [data-part=step-counter]').textContent.includes('{step}')")
+        plotted(page)
+        box = page.evaluate("""() => { const h = [...document.querySelectorAll('#depth-map [data-chart=main] .plot .barlayer .trace')]
+          .find(t => t.__data__[0].trace.meta === 'highlight'); const r = h.getBoundingClientRect(); return [r.top, r.bottom, innerHeight]; }""")
+        assert 0 <= box[0] and box[1] <= box[2], (step, box)
+        assert nxt.is_disabled() or nxt.bounding_box()["y"] + nxt.bounding_box()["height"] <= 844  # and the button too
+
+
+# ---- Marks and their legend: one colour, one pattern, in both drawings --------------------------------
+
+MARK_COLOURS = """(sel) => {
+  const root = document.querySelector(sel), out = { legend: {}, svg: {}, plotly: {} };
+  const style = e => getComputedStyle(e);
+  root.querySelectorAll('.chart-legend .swatch').forEach(s => {
+    const c = s.style.getPropertyValue('--c').match(/--mark-([\\w-]+)/)[1], st = style(s);
+    out.legend[c] = { background: st.backgroundColor, image: st.backgroundImage, border: st.borderTopColor, kind: s.className };
+  });
+  const svg = [...root.querySelectorAll('.chart-svg')].find(s => style(s).display !== 'none') || root.querySelector('.chart-svg-wide');
+  svg.querySelectorAll('[data-mark]').forEach(g => {
+    const c = g.getAttribute('data-mark').split(' ')[0], rect = g.querySelector('rect:not(.fill)'), point = g.querySelector('.point'),
+          line = g.querySelector('polyline, .edge'), hatch = g.querySelector('.hatch');
+    out.svg[c] = { fill: rect ? style(rect).fill : point ? style(point).fill : null, stroke: line ? style(line).stroke : null,
+                   hatch: hatch ? style(hatch).stroke : null, dash: line ? style(line).strokeDasharray : null };
+  });
+  const plot = root.querySelector('.plot');
+  if (plot) plot.querySelectorAll('.trace').forEach(t => {
+    const trace = t.__data__ && t.__data__[0] && t.__data__[0].trace;
+    if (!trace || !trace.meta || trace.meta === 'highlight' || trace.mode === 'text') return;
+    const c = trace.meta.split(' ')[0], bar = t.querySelector('.point path, path.point'), line = t.querySelector('.js-line');
+    const entry = out.plotly[c] = { fill: null, stroke: line ? style(line).stroke : null, hatch: null,
+                                    dash: line ? style(line).strokeDasharray : null };
+    if (trace.type === 'bar' && bar) {
+      const fill = style(bar).fill, id = (fill.match(/url\\("?#([^")]+)/) || [])[1];
+      if (id) { const p = plot.querySelector('pattern[id="' + id + '"]');
+                entry.fill = style(p.querySelector('rect')).fill; entry.hatch = style(p.querySelector('path')).stroke; }
+      else entry.fill = fill;
+    } else if (t.querySelector('.points path')) entry.fill = style(t.querySelector('.points path')).fill;
+  });
+  out.bg = style(document.documentElement).getPropertyValue('--bg').trim();
+  return out; }"""
+
+
+def rgb(css):
+    """A computed colour (rgb(…) or color(srgb …)) as a 0–255 triple."""
+    inside = css[css.index("(") + 1:css.index(")")].replace("srgb", "").replace(",", " ").split()
+    values = [float(v.rstrip("/")) for v in inside if v != "/"][:3]
+    return tuple(round(v * 255) if css.startswith("color(") else round(v) for v in values)
+
+
+def check_marks_against_legend(drawn: dict, legend: dict, bg: str):
+    """Each legend entry's swatch shows the colour, hatching and dashes its mark is drawn with."""
+    hexbg = tuple(int(bg[i:i + 2], 16) for i in (1, 3, 5))
+    for css, swatch in legend.items():
+        mark = drawn[css]
+        colour = mark["fill"] or mark["stroke"]
+        if "swatch-band" in swatch["kind"]:
+            assert rgb(mark["stroke"]) == rgb(swatch["border"]), css
+        elif "swatch-hatch" in swatch["kind"]:
+            assert rgb(colour) != (0, 0, 0) and f"rgb{rgb(colour)}".replace(" ", "") in swatch["image"].replace(" ", ""), css
+            assert mark["hatch"] and rgb(mark["hatch"]) == hexbg, css  # stripes of the background, as the swatch
+        elif "swatch-dash" in swatch["kind"]:
+            assert f"rgb{rgb(colour)}".replace(" ", "") in swatch["image"].replace(" ", ""), css
+            assert mark["dash"] not in (None, "none"), css
+        else:
+            assert rgb(colour) == rgb(swatch["background"]), css
+            assert not mark["hatch"], css
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("fragment", ["#residual=on&depth=4", "#residual=off&depth=6"])
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_every_mark_has_the_colour_and_pattern_of_its_legend_swatch(site, open_page, lang, fragment, scheme):
+    """In the build-time SVG (first paint, print, no Plotly), in the SVG the script draws, and in Plotly's."""
+    for slug, figure, charts in (("transformer-block", "depth-map", ("main", "spread")), ("ffn-residual", "norm-compare", ("main",))):
+        page = open_page(lesson_url(site, lang, slug, fragment), withhold=("plotly-basic.min.js",), color_scheme=scheme)
+        for chart in charts:
+            found = page.evaluate(MARK_COLOURS, f'#{figure} [data-chart="{chart}"]')
+            assert found["legend"]
+            check_marks_against_legend(found["svg"], found["legend"], found["bg"])
+        page = ready(open_page(lesson_url(site, lang, slug, fragment), color_scheme=scheme))
+        for chart in charts:
+            plotted(page, chart, figure)
+            found = page.evaluate(MARK_COLOURS, f'#{figure} [data-chart="{chart}"]')
+            check_marks_against_legend(found["plotly"], found["legend"], found["bg"])
+
+
+# ---- Labels clear of marks and of each other ---------------------------------------------------------
+
+LABEL_GEOMETRY = """(sel) => {
+  const root = document.querySelector(sel);
+  const rect = e => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+  const sample = path => { const n = path.getTotalLength(), m = path.getScreenCTM(), out = [];
+    for (let s = 0; s <= n; s += 2) { const p = path.getPointAtLength(s); out.push([m.a * p.x + m.c * p.y + m.e, m.b * p.x + m.d * p.y + m.f]); }
+    return out; };
+  const plot = root.querySelector('.chart.plotted .plot');
+  if (plot) {
+    const traces = [...plot.querySelectorAll('.trace')].filter(t => t.__data__ && t.__data__[0].trace.meta !== 'highlight');
+    return { labels: [...plot.querySelectorAll('.annotation-text')].map(rect),
+             boxes: traces.flatMap(t => [...t.querySelectorAll('.point, .points path, .js-fill')].map(rect)),
+             lines: traces.flatMap(t => [...t.querySelectorAll('.js-line')].map(sample)) };
+  }
+  const svg = [...root.querySelectorAll('.chart-svg')].find(s => getComputedStyle(s).display !== 'none');
+  return { labels: [...svg.querySelectorAll('text.value')].map(rect),
+           boxes: [...svg.querySelectorAll('.mark rect, .mark .point')].map(rect),
+           lines: [...svg.querySelectorAll('.mark polyline, .mark .edge')].map(sample) };
+}"""
+
+
+def check_labels_clear(geometry, where):
+    labels, boxes, lines = geometry["labels"], geometry["boxes"], geometry["lines"]
+    assert labels, where
+
+    def overlap(a, b, room=0.5):
+        return min(a[2], b[2]) - max(a[0], b[0]) > room and min(a[3], b[3]) - max(a[1], b[1]) > room
+
+    for i, a in enumerate(labels):
+        for b in labels[i + 1:]:
+            assert not overlap(a, b), (where, "labels", a, b)
+        for b in boxes:
+            assert not overlap(a, b), (where, "mark", a, b)
+        for line in lines:
+            assert not any(a[0] + 1 < x < a[2] - 1 and a[1] + 1 < y < a[3] - 1 for x, y in line), (where, "line", a)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("width", [1280, 390])
+@pytest.mark.parametrize("plotly", [True, False])
+def test_value_labels_overlap_no_mark_and_no_other_label(site, open_page, lang, width, plotly):
+    cases = [("transformer-block", "depth-map", "main", f"#residual={r}&depth={d}") for r in ("on", "off") for d in (1, 3, 6)]
+    cases += [("transformer-block", "depth-map", "spread", f"#residual={r}&depth=6") for r in ("on", "off")]
+    cases += [("ffn-residual", "norm-compare", "main", f"#depth={d}") for d in (1, 6)]
+    for slug, figure, chart, fragment in cases:
+        page = open_page(lesson_url(site, lang, slug, fragment), viewport={"width": width, "height": 900},
+                         withhold=() if plotly else ("plotly-basic.min.js",))
+        if plotly:
+            ready(page)
+            plotted(page, chart, figure)
+        page.locator(f'#{figure} [data-chart="{chart}"]').scroll_into_view_if_needed()
+        check_labels_clear(page.evaluate(LABEL_GEOMETRY, f'#{figure} [data-chart="{chart}"]'), (slug, chart, fragment))

@@ -1,18 +1,27 @@
-"""The description of a chart every figure kind produces, and its SVG rendering.
+"""The description of a chart every figure kind produces, its label placement, and its SVG rendering.
 
 A chart is data: axes with their ranges, ticks and titles, and marks (a band, bars, points, a line,
-value labels), each with its numbers, its class (which colour of site.css it takes) and its hover
-text. The builder draws it as SVG, so the chart is on the page at first paint, without JavaScript
-and on paper; lesson.js draws the very same description with Plotly once the reader interacts. A
-test compares the two.
+value labels), each with its numbers, its class and its hover text. The class names the mark's colour:
+`--mark-<class>` in the style sheets (site.css, or the kind's own figure.css), which the SVG, the
+legend's swatches and Plotly all read, so the three cannot disagree. The builder draws the chart as
+SVG, so it is on the page at first paint, without JavaScript and on paper; lesson.js draws the very
+same description as SVG for other states and with Plotly once the reader interacts. Tests compare them.
 
     {"x": {"range": [lo, hi], "ticks": [[value, label, short label]], "title": str},
-     "y": {"range": [0, top], "ticks": [[value, label]], "title": str},
+     "y": {"range": [lo, hi], "ticks": [[value, label]], "title": str},
      "marks": [{"type": "band" | "bar" | "points" | "line" | "text", "class": str, "x": [...], "y": [...],
-                "base": [...] (bars), "width": float (bars), "hover": [...], "text": [...] (text)}],
+                "base": [...] (bars), "width": float (bars), "pattern": "hatch" (bars, optional),
+                "dash": [on, off] (lines, optional), "symbol": "circle" | "square" | "diamond",
+                "hover": [...], "text": [...] (text), "position": ["above" | "below" | "left" | "right"] (text)}],
+     "legend": [{"class": str, "text": str, "swatch": "bar" | "band" | "line" | "point", "pattern": ..., "dash": ...,
+                 "symbol": ...}],           # made by legend(): each entry drawn like the mark it names
      "label": str,                         # what the chart shows, in one sentence (its accessible name)
      "size": "main" | "panel",             # the main chart, or a lower panel beside it
+     "frame": {"wide": [w, h, margins], "narrow": [...]},  # optional: a coordinate system of the kind's own
      "title": str}                         # optional: a heading above the chart (a panel's question)
+
+Value labels are placed by place_labels(): each goes to the first of its candidate positions where, in
+the wide and the narrow drawing alike, it overlaps no mark, no other label and stays inside the plot.
 """
 
 from __future__ import annotations
@@ -27,28 +36,218 @@ SIZES = {"main": {"wide": (640, 320, {"l": 58, "r": 14, "t": 18, "b": 46}),
                   "narrow": (360, 300, {"l": 46, "r": 8, "t": 18, "b": 42})},
          "panel": {"wide": (640, 230, {"l": 58, "r": 14, "t": 18, "b": 46}),
                    "narrow": (360, 240, {"l": 46, "r": 8, "t": 18, "b": 42})}}
+FONT = {"wide": 12.5, "narrow": 11}  # text size in the SVG's units (site.css), and Plotly's in pixels
+GAP = 8  # a value label keeps this far from its point: clear of a marker (radius 5.5) and its outline
+CENTRE = GAP + 7  # a label above or below its point has its middle this far from it
+HATCH = 5.5  # hatching: one stripe of the background every 5.5 units, 1.5 wide (as the legend's swatch)
+RADIUS = 5.5  # point markers
+STEPS = (1, 2, 5, 10)  # round tick steps: 1, 2 or 5 times a power of ten
+
+
+def frame(chart: dict, size: str):
+    """(width, height, margins) of the chart's coordinate system at `size` ("wide" or "narrow")."""
+    if chart.get("frame"):
+        width, height, margins = chart["frame"][size]
+        return width, height, margins
+    return SIZES[chart.get("size", "main")][size]
 
 
 MIN_TOP = 0.01  # an axis never rises less than this: tick labels show at most three decimals
 
 
 def nice_ticks(top: float, count: int = 5) -> tuple[float, list[float]]:
-    """Return a rounded-up axis top and evenly spaced ticks from 0 to it."""
+    """Return a rounded-up axis top and evenly spaced round ticks (1, 2 or 5 × 10ⁿ apart) from 0 to it."""
     if not top >= MIN_TOP:  # nothing to show at the precision of the labels (or not a number): a plain 0-1 axis
         return 1.0, [0.0, 0.5, 1.0]
-    raw = top / count
-    power = 10 ** math.floor(math.log10(raw))
-    step = next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw)
-    ticks = [round(i * step, 10) for i in range(int(math.ceil(top / step - 1e-9)) + 1)]
-    return ticks[-1], ticks
+    lo, hi, ticks = nice_range(0.0, top, count)
+    return hi, ticks
+
+
+def nice_range(lo: float, hi: float, count: int = 5) -> tuple[float, float, list[float]]:
+    """Widen [lo, hi] to round ticks (1, 2 or 5 × 10ⁿ apart), 3 to 8 intervals of them: the step whose
+    axis ends closest around the data (on a tie, the coarser one). `count` is the number of intervals
+    aimed at, where the data fall in between."""
+    if not hi - lo >= MIN_TOP:  # nothing to tell apart at the labels' precision (or not a number): one unit
+        centre = round(lo) if math.isfinite(lo) else 0.0
+        return centre - 0.5, centre + 0.5, [centre - 0.5, centre, centre + 0.5]
+    best = None
+    raw = (hi - lo) / count
+    for power in (10 ** (math.floor(math.log10(raw)) + k) for k in (-1, 0, 1)):
+        for m in STEPS:
+            step = m * power
+            first, last = math.floor(lo / step + 1e-9), math.ceil(hi / step - 1e-9)
+            if not 3 <= last - first <= 8:
+                continue
+            span = (last - first) * step
+            if best is None or span < best[0] - 1e-9 or abs(span - best[0]) < 1e-9 and step > best[1]:
+                best = (span, step, first, last)
+    _, step, first, last = best
+    ticks = [round(i * step, 10) + 0.0 for i in range(first, last + 1)]
+    return ticks[0], ticks[-1], ticks
 
 
 def tick_decimals(ticks: list[float]) -> int:
-    """How many decimals show every tick exactly (0.5 needs one, 2.5 needs one, 2 needs none)."""
+    """How many decimals show every tick exactly (0.5 needs one, 2 needs none)."""
     for decimals in range(4):
         if all(abs(round(t, decimals) - t) < 1e-9 for t in ticks):
             return decimals
     return 3
+
+
+def legend(chart: dict, entries: list[tuple[str, str]]) -> list[dict]:
+    """The legend of `chart`: for each (mark class, text), a swatch drawn like that mark (a bar with its
+    hatching, a line with its dash, a point with its symbol), in the mark's own colour."""
+    out = []
+    for css, text in entries:
+        mark = next(m for m in chart["marks"] if m["class"].split()[0] == css)
+        swatch = {"bar": "bar", "band": "band", "line": "line", "points": "point"}[mark["type"]]
+        entry = {"class": css, "text": text, "swatch": swatch}
+        for key in ("pattern", "dash", "symbol"):
+            if mark.get(key):
+                entry[key] = mark[key]
+        out.append(entry)
+    return out
+
+
+# ---- Label placement ---------------------------------------------------------------------------
+
+def text_box(text: str, size: str) -> tuple[float, float]:
+    """A generous estimate of a label's width and height in the SVG's units (digits and a point are
+    about 0.6 em; Plotly's text is a little larger relative to the plot, hence the margin)."""
+    font = FONT[size] * 1.1
+    return len(text) * 0.62 * font + 2, font * 1.05
+
+
+def label_box(px: float, py: float, position: str, width: float, height: float) -> tuple[float, float, float, float]:
+    """The box [left, top, right, bottom] a label takes when placed at `position` of the point (px, py)."""
+    if position == "above":
+        return px - width / 2, py - CENTRE - height / 2, px + width / 2, py - CENTRE + height / 2
+    if position == "below":
+        return px - width / 2, py + CENTRE - height / 2, px + width / 2, py + CENTRE + height / 2
+    if position == "right":
+        return px + GAP, py - height / 2, px + GAP + width, py + height / 2
+    return px - GAP - width, py - height / 2, px - GAP, py + height / 2
+
+
+def _scales(chart: dict, size: str):
+    width, height, m = frame(chart, size)
+    (x_lo, x_hi), (y_lo, y_hi) = chart["x"]["range"], chart["y"]["range"]
+    left, right, top, bottom = m["l"], width - m["r"], m["t"], height - m["b"]
+    return (lambda x: left + (x - x_lo) / (x_hi - x_lo) * (right - left),
+            lambda y: bottom - (y - y_lo) / (y_hi - y_lo) * (bottom - top),
+            (left, top, right, bottom))
+
+
+def _obstacles(chart: dict, size: str) -> tuple[list, list]:
+    """Every mark's boxes and line segments in the SVG's units (text marks are placed, not obstacles)."""
+    sx, sy, _ = _scales(chart, size)
+    boxes, segments = [], []
+    for mark in chart["marks"]:
+        kind = mark["type"]
+        if kind == "band":
+            (a, b), h = mark["x"], mark["y"][0]
+            boxes.append((sx(a), sy(h) - 1, sx(b), sy(0)))
+        elif kind == "bar":
+            half = mark["width"] / 2
+            for i, (x, y) in enumerate(zip(mark["x"], mark["y"])):
+                base = mark["base"][i] if mark.get("base") else 0.0
+                boxes.append((sx(x - half), sy(base + y), sx(x + half), sy(base)))
+        elif kind in ("points", "line"):
+            points = [(sx(x), sy(y)) for x, y in zip(mark["x"], mark["y"])]
+            r = RADIUS + 1.5
+            boxes += [(px - r, py - r, px + r, py + r) for px, py in points]
+            if kind == "line":
+                segments += list(zip(points, points[1:]))
+    return boxes, segments
+
+
+def _overlaps(a, b) -> bool:
+    return min(a[2], b[2]) - max(a[0], b[0]) > 0 and min(a[3], b[3]) - max(a[1], b[1]) > 0
+
+
+def _crosses(box, segment) -> bool:
+    """Whether a line segment passes through a box (Liang–Barsky clipping), with a pixel of room."""
+    (x0, y0), (x1, y1) = segment
+    left, top, right, bottom = box[0] - 1.5, box[1] - 1.5, box[2] + 1.5, box[3] + 1.5
+    dx, dy = x1 - x0, y1 - y0
+    t0, t1 = 0.0, 1.0
+    for p, q in ((-dx, x0 - left), (dx, right - x0), (-dy, y0 - top), (dy, bottom - y0)):
+        if p == 0:
+            if q < 0:
+                return False
+        else:
+            t = q / p
+            if p < 0:
+                t0 = max(t0, t)
+            else:
+                t1 = min(t1, t)
+            if t0 > t1:
+                return False
+    return True
+
+
+def place_labels(chart: dict) -> dict:
+    """Give every label of the chart's text marks a position: the first of its mark's `candidates`
+    (default: above, below, right, left) that is clear of every mark and every label placed before it,
+    inside the plot, in both drawings. A mark with `optional` drops labels that fit nowhere (a crowded
+    path keeps its clear ones); any other label keeps its first choice, and the tests catch the overlap."""
+    sizes = ("wide", "narrow")
+    geometry = {size: (_scales(chart, size), *_obstacles(chart, size)) for size in sizes}
+    placed = {size: [] for size in sizes}
+    for mark in chart["marks"]:
+        if mark["type"] != "text" or mark.get("position"):
+            continue
+        candidates = mark.pop("candidates", ["above", "below", "right", "left"])
+        keep, positions = [], []
+        for i, (x, y, text) in enumerate(zip(mark["x"], mark["y"], mark["text"])):
+            choice = None
+            for position in candidates:
+                boxes = {}
+                for size in sizes:
+                    (sx, sy, plot), obstacles, segments = geometry[size]
+                    box = label_box(sx(x), sy(y), position, *text_box(text, size))
+                    inside = box[0] >= plot[0] and box[2] <= plot[2] + 4 and box[1] >= plot[1] - 8 and box[3] <= plot[3]
+                    clear = inside and not any(_overlaps(box, o) for o in obstacles + placed[size]) and \
+                        not any(_crosses(box, s) for s in segments)
+                    if not clear:
+                        break
+                    boxes[size] = box
+                else:
+                    choice = position
+                    for size in sizes:
+                        placed[size].append(boxes[size])
+                    break
+            if choice is None and not mark.get("optional"):
+                choice = candidates[0]
+            if choice is not None:
+                keep.append(i)
+                positions.append(choice)
+        for key in ("x", "y", "text"):
+            mark[key] = [mark[key][i] for i in keep]
+        mark["position"] = positions
+        mark.pop("optional", None)
+    return chart
+
+
+# ---- SVG ---------------------------------------------------------------------------------------
+
+def f(v: float) -> str:
+    return f"{v:.1f}".rstrip("0").rstrip(".")
+
+
+def hatch_path(x: float, y: float, w: float, h: float) -> str:
+    """Diagonal stripes (/) across the box, HATCH apart: the lines x + y = c clipped to it. lesson.js
+    draws the same (hatch())."""
+    step = HATCH * math.sqrt(2)
+    parts = []
+    c = x + y + step / 2
+    while c < x + w + y + h:
+        # where the line x + y = c enters and leaves the box, going up and to the right
+        x0, y0 = max(x, c - (y + h)), min(y + h, c - x)
+        x1, y1 = min(x + w, c - y), max(y, c - (x + w))
+        parts.append(f"M{f(x0)} {f(y0)}L{f(x1)} {f(y1)}")
+        c += step
+    return "".join(parts)
 
 
 def render_svg(chart: dict, size: str, highlight: list | None = None) -> str:
@@ -56,19 +255,8 @@ def render_svg(chart: dict, size: str, highlight: list | None = None) -> str:
     outline when `highlight` ([x centre, width, y0, y1]) is given (shown only where scripts run).
     templates/assets/lesson.js draws the same SVG for other states until Plotly takes over: keep the two
     in step (tests/test_browser.py compares them)."""
-    width, height, m = SIZES[chart.get("size", "main")][size]
-    x_lo, x_hi = chart["x"]["range"]
-    y_lo, y_hi = chart["y"]["range"]
-    left, right, top, bottom = m["l"], width - m["r"], m["t"], height - m["b"]
-
-    def sx(x):
-        return left + (x - x_lo) / (x_hi - x_lo) * (right - left)
-
-    def sy(y):
-        return bottom - (y - y_lo) / (y_hi - y_lo) * (bottom - top)
-
-    def f(v):
-        return f"{v:.1f}".rstrip("0").rstrip(".")
+    width, height, m = frame(chart, size)
+    sx, sy, (left, top, right, bottom) = _scales(chart, size)
 
     # The box around it carries the chart's accessible name; the drawing itself is decoration to AT.
     out = [f'<svg class="chart-svg chart-svg-{size}" viewBox="0 0 {width} {height}" aria-hidden="true" focusable="false">']
@@ -88,7 +276,7 @@ def render_svg(chart: dict, size: str, highlight: list | None = None) -> str:
                f'text-anchor="middle">{escape(chart["y"]["title"])}</text>')
     out.append("</g>")
     for mark in chart["marks"]:
-        out.append(_mark(mark, sx, sy, f))
+        out.append(_mark(mark, sx, sy))
     if highlight:
         x, w, y0, y1 = highlight
         out.append(f'<rect class="highlight needs-js" x="{f(sx(x - w / 2))}" y="{f(sy(y1))}" '
@@ -97,9 +285,11 @@ def render_svg(chart: dict, size: str, highlight: list | None = None) -> str:
     return "".join(out)
 
 
-def _mark(mark: dict, sx, sy, f) -> str:
+def _mark(mark: dict, sx, sy) -> str:
     kind, css = mark["type"], escape(mark["class"])
-    parts = [f'<g class="mark mark-{kind} {css}" data-mark="{css}">']
+    colour = escape(mark["class"].split()[0])
+    style = f' style="--c: var(--mark-{colour})"' if kind != "text" else ""
+    parts = [f'<g class="mark mark-{kind} {css}" data-mark="{css}"{style}>']
     hover = mark.get("hover") or []
     if kind == "band":
         (a, b), h = mark["x"], mark["y"][0]
@@ -111,25 +301,45 @@ def _mark(mark: dict, sx, sy, f) -> str:
         for i, (x, y) in enumerate(zip(mark["x"], mark["y"])):
             base = mark["base"][i] if mark.get("base") else 0.0
             top, low = sy(base + y), sy(base)
+            x0, w, h = sx(x - half), sx(x + half) - sx(x - half), max(low - top, 0.5)
             title = f"<title>{escape(hover[i])}</title>" if i < len(hover) else ""
-            parts.append(f'<rect x="{f(sx(x - half))}" y="{f(top)}" width="{f(sx(x + half) - sx(x - half))}" '
-                         f'height="{f(max(low - top, 0.5))}" data-x="{x}" data-y="{y}" data-base="{base}">{title}</rect>')
+            parts.append(f'<rect x="{f(x0)}" y="{f(top)}" width="{f(w)}" height="{f(h)}" data-x="{x}" data-y="{y}" '
+                         f'data-base="{base}">{title}</rect>')
+            if mark.get("pattern") == "hatch":
+                parts.append(f'<path class="hatch" d="{hatch_path(x0, top, w, h)}"/>')
     elif kind in ("points", "line"):
         points = [(sx(x), sy(y)) for x, y in zip(mark["x"], mark["y"])]
         if kind == "line" and len(points) > 1:
-            parts.append('<polyline class="stroke" points="' + " ".join(f"{f(x)},{f(y)}" for x, y in points) + '"/>')
+            dash = f' stroke-dasharray="{mark["dash"][0]} {mark["dash"][1]}"' if mark.get("dash") else ""
+            parts.append('<polyline class="stroke" points="' + " ".join(f"{f(x)},{f(y)}" for x, y in points) + f'"{dash}/>')
         for i, ((px, py), x, y) in enumerate(zip(points, mark["x"], mark["y"])):
             title = f"<title>{escape(hover[i])}</title>" if i < len(hover) else ""
-            r = 5.5
-            shape = (f"M{f(px)} {f(py - r)}L{f(px + r)} {f(py)}L{f(px)} {f(py + r)}L{f(px - r)} {f(py)}Z"
-                     if mark.get("symbol") == "diamond" else
-                     f"M{f(px - 4.5)} {f(py - 4.5)}h9v9h-9Z" if mark.get("symbol") == "square" else
-                     f"M{f(px - r)} {f(py)}a{r} {r} 0 1 0 {2 * r} 0a{r} {r} 0 1 0 {-2 * r} 0Z")
-            parts.append(f'<path class="point" d="{shape}" data-x="{x}" data-y="{y}">{title}</path>')
+            parts.append(f'<path class="point" d="{_symbol(mark.get("symbol"), px, py)}" data-x="{x}" data-y="{y}">{title}</path>')
     elif kind == "text":
-        below = mark.get("anchor") == "below"
-        for x, y, text in zip(mark["x"], mark["y"], mark["text"]):
-            parts.append(f'<text class="value" x="{f(sx(x))}" y="{f(sy(y) + (14 if below else -5))}" '
-                         f'text-anchor="middle" data-x="{x}" data-y="{y}">{escape(text)}</text>')
+        for x, y, text, position in zip(mark["x"], mark["y"], mark["text"], mark["position"]):
+            px, py, anchor = _text_anchor(sx(x), sy(y), position)
+            parts.append(f'<text class="value" x="{f(px)}" y="{f(py)}" text-anchor="{anchor}" dominant-baseline="central" '
+                         f'data-x="{x}" data-y="{y}" data-position="{position}">{escape(text)}</text>')
     parts.append("</g>")
     return "".join(parts)
+
+
+def _symbol(symbol: str | None, px: float, py: float) -> str:
+    r = RADIUS
+    if symbol == "diamond":
+        return f"M{f(px)} {f(py - r)}L{f(px + r)} {f(py)}L{f(px)} {f(py + r)}L{f(px - r)} {f(py)}Z"
+    if symbol == "square":
+        return f"M{f(px - 4.5)} {f(py - 4.5)}h9v9h-9Z"
+    return f"M{f(px - r)} {f(py)}a{f(r)} {f(r)} 0 1 0 {f(2 * r)} 0a{f(r)} {f(r)} 0 1 0 {f(-2 * r)} 0Z"
+
+
+def _text_anchor(px: float, py: float, position: str) -> tuple[float, float, str]:
+    """Where a label's text goes (its anchor point, vertically centred) for a position of its point,
+    as label_box() reckons it."""
+    if position == "above":
+        return px, py - CENTRE, "middle"
+    if position == "below":
+        return px, py + CENTRE, "middle"
+    if position == "right":
+        return px + GAP, py, "start"
+    return px - GAP, py, "end"

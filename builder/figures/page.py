@@ -7,11 +7,14 @@ Page data (`<script type="application/json" id="lesson-data">`), version 2:
      "scenarios": ["river-bank", ...],                 # the picker's choices, the default first
      "steps": [{"block": 0}, {"block": 1}, ...],       # the walkthrough: each step's block (0: none)
      "labels": {"on": ..., "off": ..., ...},           # the few strings the script shows itself
+     "chart_sizes": {...}, "chart_geometry": {...},       # builder/figures/chart.py's drawing, for lesson.js's
      "figures": {"<figure id>": {"kind": "depth-map", "state": ["scenario", "residual", "depth"],
+                                  "walkthrough": true,          # its charts outline the walkthrough's steps
                                   "views": {"river-bank|on|3": VIEW, ...}}}}
 
 A VIEW is everything a figure shows in one state, already translated and formatted: its caption,
-summary (the live region's text), charts (builder/figures/chart.py), text twin, walkthrough readouts
+summary (the live region's text), charts (builder/figures/chart.py), text twin (`twins`: one or more
+tables, each {caption, columns, rows}), walkthrough readouts
 and highlights, or an attention grid. The script only chooses the view for the state and draws it.
 """
 
@@ -24,7 +27,7 @@ from pathlib import Path
 from markupsafe import Markup
 
 from builder.figures import COMMON_LABELS, KINDS, FigureContext, view_key
-from builder.figures.chart import SIZES, render_svg
+from builder.figures.chart import CENTRE, FONT, GAP, HATCH, RADIUS, SIZES, frame, render_svg
 from builder.i18n import Language
 from builder.pages import render_page
 from builder.scenarios import Scenario, to_json
@@ -69,9 +72,12 @@ def render_figure(env, templates: Path, translations, lang: Language, kind_name:
 
     svgs = {name: Markup(render_svg(chart, "wide", first(chart)) + render_svg(chart, "narrow", first(chart)))
             for name, chart in view.get("charts", {}).items()}
+    # each chart box keeps its drawing's shape, wide and narrow (site.css picks one by the window's width)
+    shapes = {name: {size: "{} / {}".format(*frame(chart, size)[:2]) for size in ("wide", "narrow")}
+              for name, chart in view.get("charts", {}).items()}
     choices = [{"name": s.name, "text": " ".join(s.tokens), "title": ctx.title(s)} for s in scenarios]
     return render_page(env, f"figures/{kind.template}", translations, templates, kind=kind, fid=fid, view=view,
-                       state=state, t=ctx.t, scenarios=choices, svgs=svgs, walkthrough=walkthrough, max_block=MAX_BLOCK)
+                       state=state, t=ctx.t, scenarios=choices, svgs=svgs, shapes=shapes, walkthrough=walkthrough, max_block=MAX_BLOCK)
 
 
 def page_data(translations, lang: Language, scenarios: list[Scenario], walkthrough: list[str],
@@ -85,5 +91,7 @@ def page_data(translations, lang: Language, scenarios: list[Scenario], walkthrou
         "steps": [{"block": parse_step(key).block} for key in walkthrough],
         "labels": {key: ctx.t(key) for key in PAGE_LABELS if key in COMMON_LABELS},
         "chart_sizes": SIZES,  # the SVG coordinate systems, for drawing a state before Plotly has loaded
-        "figures": {name: {"kind": name, "state": list(KINDS[name].state), "views": views} for name, views in figures.items()},
+        "chart_geometry": {"hatch": HATCH, "radius": RADIUS, "gap": GAP, "centre": CENTRE, "font": FONT},
+        "figures": {name: {"kind": name, "state": list(KINDS[name].state), "walkthrough": KINDS[name].walkthrough and bool(walkthrough),
+                           "views": views} for name, views in figures.items()},
     }

@@ -13,7 +13,9 @@
   var script = document.currentScript;
   var assets = (script && script.src || "").replace(/[^/]*$/, "");
   var figures = Object.keys(data.figures).map(function (id) {
-    return { id: id, spec: data.figures[id], root: document.getElementById(id) };
+    var spec = data.figures[id];
+    // the state keys a link can set in this figure: its own state, and the walkthrough's step if it shows it
+    return { id: id, spec: spec, root: document.getElementById(id), keys: spec.state.concat(spec.walkthrough ? ["step"] : []) };
   }).filter(function (f) { return f.root; });
   var stepItems = Array.prototype.slice.call(document.querySelectorAll("#walkthrough-steps > ol > li"));
 
@@ -60,13 +62,12 @@
   }
   function uses(key) { return figures.some(function (f) { return f.spec.state.indexOf(key) >= 0; }); }
 
-  // One history entry per deliberate change: a drag of the depth slider replaces its own entry.
-  var dragging = null;
-  function commit(next, source) {
-    var mode = dragging && dragging === source ? "replaceState" : "pushState";
-    if (source && source.type === "range") dragging = source;
+  // History: a control changes the state of the entry the reader is on (replaceState), so Back leaves
+  // the page after a session of clicking; only a link that sets a state adds an entry (pushState), and
+  // Back returns to the state and the place it was followed from.
+  function commit(next) {
     state = next;
-    history[mode]({ lessonState: state }, "", "#" + encode(state));
+    history.replaceState({ lessonState: state }, "", "#" + encode(state));
     render(true);
     wake();
   }
@@ -76,9 +77,38 @@
     // a plain #section keeps the figures as they are
   });
   window.addEventListener("hashchange", function () {
-    var s = parse(location.hash.replace(/^#/, ""));  // a link to a state, such as a prediction's answer
-    if (s && encode(s) !== encode(state)) { state = s; render(true); wake(); }
+    var s = parse(location.hash.replace(/^#/, ""));  // a state typed into the address bar
+    if (s && encode(s) !== encode(state)) { state = s; history.replaceState({ lessonState: state }, ""); render(true); wake(); }
   });
+  // A link that sets a state (a prediction's answer: #residual=off&depth=6) shows it in the figure it
+  // is about: the one it names (#figure=depth-map&…), else the one whose state it sets most of.
+  document.addEventListener("click", function (event) {
+    var link = event.target.closest && event.target.closest('a[href^="#"]');
+    if (!link || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    var text = link.getAttribute("href").slice(1), next = parse(text);
+    if (!next) return;
+    event.preventDefault();
+    state = next;
+    history.pushState({ lessonState: state }, "", "#" + encode(state));
+    render(true);
+    wake();
+    show(target(text));
+  });
+  function target(text) {
+    var named = /(?:^|&)figure=([\w-]+)/.exec(text), keys = text.split("&").map(function (p) { return p.split("=")[0]; });
+    if (named) return figures.filter(function (f) { return f.id === named[1]; })[0] || null;
+    var best = null, score = -1;
+    figures.forEach(function (f) {
+      var n = keys.filter(function (k) { return f.keys.indexOf(k) >= 0; }).length;
+      if (n > score) { best = f; score = n; }
+    });
+    return best;
+  }
+  function show(f) {  // bring the figure into view and give it the focus (the reader's next Tab is in it)
+    if (!f) return;
+    f.root.scrollIntoView({ block: "start" });
+    f.root.focus({ preventScroll: true });
+  }
   function announceState() {
     // site.js carries the state over the language switcher (nothing, while it is the default)
     document.dispatchEvent(new CustomEvent("lesson:state", { detail: encode(state) === encode(defaults) ? "" : encode(state) }));
@@ -87,21 +117,29 @@
   // ---- Controls -----------------------------------------------------------------------------
   function with_(changes) { var s = copy(state); Object.keys(changes).forEach(function (k) { s[k] = changes[k]; }); return s; }
   controls("residual").forEach(function (b) {
-    b.addEventListener("click", function () { commit(with_({ residual: !state.residual }), b); });
+    b.addEventListener("click", function () { commit(with_({ residual: !state.residual })); });
   });
   ["depth", "block"].forEach(function (name) {
     controls(name).forEach(function (input) {
-      input.addEventListener("input", function () { var c = {}; c[name] = +input.value; commit(with_(c), input); });
-      input.addEventListener("change", function () { dragging = null; });
+      input.addEventListener("input", function () { var c = {}; c[name] = +input.value; commit(with_(c)); });
     });
   });
   controls("scenario").forEach(function (radio) {
-    radio.addEventListener("change", function () { if (radio.checked) commit(with_({ scenario: radio.value }), radio); });
+    radio.addEventListener("change", function () { if (radio.checked) commit(with_({ scenario: radio.value })); });
   });
   function goStep(n, button) {
     var changes = { step: n }, block = data.steps[n - 1] && data.steps[n - 1].block;
     if (block) changes.block = block;  // the attention view follows the walkthrough's block
-    commit(with_(changes), button);
+    commit(with_(changes));
+    keepInView(button.closest("[data-figure]"));
+  }
+  // On a phone the chart and the step buttons do not fit on one screen: after a step, the chart whose
+  // outline moved is scrolled back into view if any of it is off screen (the buttons sit right under it).
+  function keepInView(root) {
+    var box = root && root.querySelector('[data-chart] [data-part="chart"]');
+    if (!box) return;
+    var r = box.getBoundingClientRect();
+    if (r.top < 0 || r.bottom > window.innerHeight) box.scrollIntoView({ block: r.top < 0 ? "start" : "end" });
   }
   controls("step-prev").forEach(function (b) { b.addEventListener("click", function () { if (state.step > 1) goStep(state.step - 1, b); }); });
   controls("step-next").forEach(function (b) {
@@ -128,6 +166,13 @@
         return el("tr", {}, [el("th", { scope: "row" }, [r[0]])].concat(r.slice(1).map(function (c) { return el("td", {}, [c]); })));
       }))]);
   }
+  function twins(box, view, figureId) {  // the text twin: one or more tables, each scrolling on its own if it must
+    replace(box, view.twins.map(function (t, i) {
+      var id = figureId + "-twin-" + (i + 1) + "-caption";
+      return el("div", { "class": "table-scroll twin-table", tabindex: "0", role: "region", "aria-labelledby": id },
+                [table(t.caption, t.columns, t.rows, id)]);
+    }));
+  }
   function grid(g, figureId) {
     var head = el("tr", {}, [el("th", { scope: "col", "class": "corner" }, [g.corner])].concat(
       g.tokens.map(function (t) { return el("th", { scope: "col", lang: "en" }, [t]); })));
@@ -143,16 +188,25 @@
   }
   function readout(r) {
     var out = r.notes.map(function (n) { return el("p", { "class": "note" }, [n]); });
-    // Wide tables scroll sideways in a box of their own, which the keyboard can reach.
+    // A table too wide for a phone would scroll sideways in a box of its own, which the keyboard can reach.
     out.push(el("div", { "class": "table-scroll", tabindex: "0" }, [table("", [r.corner].concat(r.columns), r.rows)]));
     if (r.attention) {
-      out.push(el("table", { "class": "attention-weights" }, [el("caption", {}, [r.attention.caption]),
+      out.push(el("div", { "class": "table-scroll", tabindex: "0" }, [el("table", { "class": "attention-weights" }, [
+        el("caption", {}, [r.attention.caption]),
         el("thead", {}, [el("tr", {}, r.attention.tokens.map(function (t) { return el("th", { scope: "col", lang: "en" }, [t]); }))]),
-        el("tbody", {}, [el("tr", {}, r.attention.weights.map(function (w) { return el("td", {}, [w]); }))])]));
+        el("tbody", {}, [el("tr", {}, r.attention.weights.map(function (w) { return el("td", {}, [w]); }))])])]));
     }
     return out;
   }
   function replace(target, children) { target.replaceChildren.apply(target, children); }
+  function swatch(item) {  // a legend entry's swatch, drawn like its mark (as builder/figures/_charts.html)
+    var css = "swatch swatch-" + item.swatch + (item.pattern ? " swatch-" + item.pattern : "") + (item.symbol ? " swatch-" + item.symbol : "") +
+              (item.dash ? " swatch-dash" : "");
+    var s = el("span", { "class": css });
+    s.style.setProperty("--c", "var(--mark-" + item["class"] + ")");
+    if (item.dash) { s.style.setProperty("--dash", item.dash[0] + "px"); s.style.setProperty("--gap", item.dash[1] + "px"); }
+    return s;
+  }
 
   function render(announce) {
     // The charts first: Plotly measures text, which forces a layout of the whole page if anything else
@@ -168,7 +222,7 @@
         if (!box || box.getAttribute("data-key") === chart.key) return;
         box.setAttribute("data-key", chart.key);
         replace(box.querySelector('[data-part="legend"]'), chart.legend.map(function (item) {
-          return el("li", {}, [el("span", { "class": "swatch swatch-" + item[0] }), item[1]]);
+          return el("li", {}, [swatch(item), item.text]);
         }));
         box.querySelector('[data-part="chart"]').setAttribute("aria-label", chart.label);
       });
@@ -195,7 +249,7 @@
     figures.forEach(function (f) {
       var view = viewOf(f), root = f.root;
       if (!view) return;
-      parts(root, "twin").forEach(function (p) { replace(p, [table(view.twin.caption, view.twin.columns, view.twin.rows, p.id + "-caption")]); });
+      parts(root, "twins").forEach(function (p) { twins(p, view, f.id); });
       parts(root, "grid").forEach(function (p) { replace(p, [grid(view.grid, f.id)]); });
       parts(root, "walkthrough").forEach(function (w) { walkthrough(w, view); });
     });
@@ -232,7 +286,7 @@
   // ---- Charts as SVG, until Plotly has loaded ------------------------------------------------------
   // The same drawing as builder/figures/chart.py makes at build time, from the same description, so a
   // state the reader picks before Plotly is ready shows at once (tests/test_browser.py compares the two).
-  var SVG = "http://www.w3.org/2000/svg";
+  var SVG = "http://www.w3.org/2000/svg", G = data.chart_geometry;
   function svgEl(tag, attrs, text) {
     var e = document.createElementNS(SVG, tag);
     Object.keys(attrs).forEach(function (k) { e.setAttribute(k, attrs[k]); });
@@ -240,8 +294,28 @@
     return e;
   }
   function f1(v) { return v.toFixed(1).replace(/0+$/, "").replace(/\.$/, ""); }
+  function frameOf(chart, size) { return (chart.frame || data.chart_sizes[chart.size || "main"])[size]; }
+  function hatch(x, y, w, h) {  // as chart.py's hatch_path: the lines x + y = c, G.hatch apart, clipped to the box
+    var step = G.hatch * Math.SQRT2, d = "";
+    for (var c = x + y + step / 2; c < x + w + y + h; c += step) {
+      d += "M" + f1(Math.max(x, c - (y + h))) + " " + f1(Math.min(y + h, c - x)) + "L" + f1(Math.min(x + w, c - y)) + " " + f1(Math.max(y, c - (x + w)));
+    }
+    return d;
+  }
+  function symbol(kind, px, py) {
+    var r = G.radius;
+    if (kind === "diamond") return "M" + f1(px) + " " + f1(py - r) + "L" + f1(px + r) + " " + f1(py) + "L" + f1(px) + " " + f1(py + r) + "L" + f1(px - r) + " " + f1(py) + "Z";
+    if (kind === "square") return "M" + f1(px - 4.5) + " " + f1(py - 4.5) + "h9v9h-9Z";
+    return "M" + f1(px - r) + " " + f1(py) + "a" + f1(r) + " " + f1(r) + " 0 1 0 " + f1(2 * r) + " 0a" + f1(r) + " " + f1(r) + " 0 1 0 " + f1(-2 * r) + " 0Z";
+  }
+  function anchor(px, py, position) {  // as chart.py's _text_anchor
+    if (position === "above") return [px, py - G.centre, "middle"];
+    if (position === "below") return [px, py + G.centre, "middle"];
+    if (position === "right") return [px + G.gap, py, "start"];
+    return [px - G.gap, py, "end"];
+  }
   function svgChart(chart, size, highlight) {
-    var dims = data.chart_sizes[chart.size || "main"][size], width = dims[0], height = dims[1], m = dims[2];
+    var dims = frameOf(chart, size), width = dims[0], height = dims[1], m = dims[2];
     var left = m.l, right = width - m.r, top = m.t, bottom = height - m.b;
     var xr = chart.x.range, yr = chart.y.range;
     function sx(x) { return left + (x - xr[0]) / (xr[1] - xr[0]) * (right - left); }
@@ -262,7 +336,9 @@
     axes.appendChild(svgEl("text", { "class": "axis-title", transform: "translate(13 " + f1((top + bottom) / 2) + ") rotate(-90)",
                                      "text-anchor": "middle" }, chart.y.title));
     chart.marks.forEach(function (mark) {
-      var g = root.appendChild(svgEl("g", { "class": "mark mark-" + mark.type + " " + mark.class, "data-mark": mark.class }));
+      var attrs = { "class": "mark mark-" + mark.type + " " + mark["class"], "data-mark": mark["class"] };
+      if (mark.type !== "text") attrs.style = "--c: var(--mark-" + mark["class"].split(" ")[0] + ")";
+      var g = root.appendChild(svgEl("g", attrs));
       var hover = mark.hover || [];
       function titled(e, i) { if (i < hover.length) e.appendChild(svgEl("title", {}, hover[i])); return e; }
       if (mark.type === "band") {
@@ -273,26 +349,25 @@
         var half = mark.width / 2;
         mark.x.forEach(function (x, i) {
           var base = mark.base ? mark.base[i] : 0, y = mark.y[i], t = sy(base + y), low = sy(base);
-          g.appendChild(titled(svgEl("rect", { x: f1(sx(x - half)), y: f1(t), width: f1(sx(x + half) - sx(x - half)),
-                                               height: f1(Math.max(low - t, 0.5)), "data-x": x, "data-y": y, "data-base": base }), i));
+          var x0 = sx(x - half), w = sx(x + half) - sx(x - half), hh = Math.max(low - t, 0.5);
+          g.appendChild(titled(svgEl("rect", { x: f1(x0), y: f1(t), width: f1(w), height: f1(hh), "data-x": x, "data-y": y, "data-base": base }), i));
+          if (mark.pattern === "hatch") g.appendChild(svgEl("path", { "class": "hatch", d: hatch(x0, t, w, hh) }));
         });
       } else if (mark.type === "points" || mark.type === "line") {
         var pts = mark.x.map(function (x, i) { return [sx(x), sy(mark.y[i])]; });
         if (mark.type === "line" && pts.length > 1) {
-          g.appendChild(svgEl("polyline", { "class": "stroke", points: pts.map(function (p) { return f1(p[0]) + "," + f1(p[1]); }).join(" ") }));
+          var line = { "class": "stroke", points: pts.map(function (p) { return f1(p[0]) + "," + f1(p[1]); }).join(" ") };
+          if (mark.dash) line["stroke-dasharray"] = mark.dash[0] + " " + mark.dash[1];
+          g.appendChild(svgEl("polyline", line));
         }
         pts.forEach(function (p, i) {
-          var px = p[0], py = p[1], r = 5.5, d;
-          if (mark.symbol === "diamond") d = "M" + f1(px) + " " + f1(py - r) + "L" + f1(px + r) + " " + f1(py) + "L" + f1(px) + " " + f1(py + r) + "L" + f1(px - r) + " " + f1(py) + "Z";
-          else if (mark.symbol === "square") d = "M" + f1(px - 4.5) + " " + f1(py - 4.5) + "h9v9h-9Z";
-          else d = "M" + f1(px - r) + " " + f1(py) + "a" + r + " " + r + " 0 1 0 " + 2 * r + " 0a" + r + " " + r + " 0 1 0 " + -2 * r + " 0Z";
-          g.appendChild(titled(svgEl("path", { "class": "point", d: d, "data-x": mark.x[i], "data-y": mark.y[i] }), i));
+          g.appendChild(titled(svgEl("path", { "class": "point", d: symbol(mark.symbol, p[0], p[1]), "data-x": mark.x[i], "data-y": mark.y[i] }), i));
         });
       } else if (mark.type === "text") {
-        var below = mark.anchor === "below";
         mark.x.forEach(function (x, i) {
-          g.appendChild(svgEl("text", { "class": "value", x: f1(sx(x)), y: f1(sy(mark.y[i]) + (below ? 14 : -5)), "text-anchor": "middle",
-                                        "data-x": x, "data-y": mark.y[i] }, mark.text[i]));
+          var at = anchor(sx(x), sy(mark.y[i]), mark.position[i]);
+          g.appendChild(svgEl("text", { "class": "value", x: f1(at[0]), y: f1(at[1]), "text-anchor": at[2], "dominant-baseline": "central",
+                                        "data-x": x, "data-y": mark.y[i], "data-position": mark.position[i] }, mark.text[i]));
         });
       }
     });
@@ -350,35 +425,28 @@
   function esc(text) { return String(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;"); }
   function hover(lines) { return esc(lines).replace(/\n/g, "<br>"); }
 
+  // The chart as Plotly traces, each mark one trace in its own colour (--mark-<class>): bars with the
+  // same hatching as the SVG (stripes of the background, G.hatch apart), lines with the same dashes.
   function traces(chart, step) {
-    var out = [], fg = colour("fg"), bg = colour("bg"), bars = null;
+    var out = [], fg = colour("fg"), bg = colour("bg");
     chart.marks.forEach(function (m) {
-      var c = colour("mark-" + m.class.split(" ")[0]) || fg, meta = m.class;
+      var c = colour("mark-" + m["class"].split(" ")[0]), meta = m["class"];
       if (m.type === "band") {
         out.push({ type: "scatter", mode: "lines", x: m.x, y: [m.y[0], m.y[0]], fill: "tozeroy", fillcolor: c + "55",
                    line: { color: c, width: 2 }, hoverinfo: "text", text: [hover(m.hover[0]), hover(m.hover[0])], meta: meta });
       } else if (m.type === "bar") {
-        // All bar marks go into one trace (one trace less for Plotly to lay out on every redraw).
-        if (!bars) {
-          // Which mark each bar belongs to rides in customdata: an array `meta` costs Plotly a third more per redraw.
-          bars = { type: "bar", x: [], y: [], base: [], width: [], meta: "bars", customdata: [], hoverinfo: "text", hovertext: [],
-                   marker: { color: [], line: { color: fg, width: 1 },
-                             pattern: { shape: [], fgcolor: bg, solidity: 0.3, fillmode: "overlay" } } };
-          out.push(bars);
+        var marker = { color: c, line: { color: fg, width: 1 } };
+        if (m.pattern === "hatch") {
+          // Plotly draws "/" every `size` px (measured across the stripes), `solidity` × size × √2 wide
+          marker.pattern = { shape: "/", fillmode: "overlay", fgcolor: bg, fgopacity: 1, size: G.hatch, solidity: 1.5 / (G.hatch * Math.SQRT2) };
         }
-        m.x.forEach(function (x, i) {
-          bars.x.push(x); bars.y.push(m.y[i]); bars.base.push(m.base ? m.base[i] : 0); bars.width.push(m.width);
-          bars.customdata.push(meta); bars.hovertext.push(hover(m.hover[i]));
-          bars.marker.color.push(c); bars.marker.pattern.shape.push(/-off$/.test(m.class) ? "/" : "");
-        });
+        out.push({ type: "bar", x: m.x, y: m.y, base: m.base || null, width: m.x.map(function () { return m.width; }), meta: meta,
+                   marker: marker, hoverinfo: "text", hovertext: m.hover.map(hover) });
       } else if (m.type === "points" || m.type === "line") {
         out.push({ type: "scatter", mode: m.type === "line" ? "lines+markers" : "markers", x: m.x, y: m.y, meta: meta,
-                   line: { color: c, width: 3, dash: /post|off/.test(m.class) ? "dash" : "solid" },
-                   marker: { symbol: m.symbol, size: m.type === "points" ? 11 : 9, color: c, line: { color: bg, width: 1.5 } },
+                   line: { color: c, width: 3, dash: m.dash ? m.dash[0] + "px," + m.dash[1] + "px" : "solid" },
+                   marker: { symbol: m.symbol, size: 2 * G.radius, color: c, line: { color: bg, width: 1.5 } },
                    hoverinfo: "text", hovertext: m.hover.map(hover) });
-      } else if (m.type === "text") {
-        out.push({ type: "scatter", mode: "text", x: m.x, y: m.y, text: m.text.map(esc), meta: meta, hoverinfo: "skip",
-                   textposition: m.anchor === "below" ? "bottom center" : "top center", textfont: { color: fg } });
       }
     });
     var h = chart.highlights && chart.highlights[step - 1];
@@ -388,19 +456,35 @@
     }
     return out;
   }
+  // Value labels as annotations: placed like the SVG's, the same distance from their point.
+  function labels(chart, fg) {
+    var out = [];
+    chart.marks.forEach(function (m) {
+      if (m.type !== "text") return;
+      m.x.forEach(function (x, i) {
+        var p = m.position[i], side = p === "left" || p === "right";
+        out.push({ x: x, y: m.y[i], text: esc(m.text[i]), showarrow: false, font: { color: fg },
+                   xanchor: p === "right" ? "left" : p === "left" ? "right" : "center", yanchor: "middle",
+                   xshift: side ? (p === "right" ? G.gap : -G.gap) : 0, yshift: side ? 0 : (p === "above" ? G.centre : -G.centre),
+                   borderpad: 0, name: m["class"] });
+      });
+    });
+    return out;
+  }
 
-  function layout(chart, box) {
+  function layout(chart) {
     var narrow = window.matchMedia("(max-width: 600px)").matches, fg = colour("fg"), line = colour("line"), bg = colour("bg");
-    var m = narrow ? { l: 46, r: 8, t: 18, b: 42 } : { l: 58, r: 14, t: 18, b: 46 };  // as builder/figures/chart.py
+    var m = frameOf(chart, narrow ? "narrow" : "wide")[2];  // the SVG's margins, as builder/figures/chart.py
     function axis(a, ticks, isX) {
       return { range: a.range, tickvals: ticks.map(function (t) { return t[0]; }),
                ticktext: ticks.map(function (t) { return esc(isX && narrow ? t[2] : t[1]); }), title: { text: esc(a.title), standoff: 6 },
                fixedrange: true, zeroline: false, gridcolor: isX ? "rgba(0,0,0,0)" : line, linecolor: fg, showline: isX,
                tickangle: 0, automargin: false };
     }
-    return { template: null, paper_bgcolor: bg, plot_bgcolor: bg, margin: m, dragmode: false, showlegend: false,
-             barmode: "overlay", font: { color: fg, family: theme.font, size: narrow ? 11 : 12.5 },
-             xaxis: axis(chart.x, chart.x.ticks, true), yaxis: axis(chart.y, chart.y.ticks, false), hovermode: "closest" };
+    return { template: null, paper_bgcolor: bg, plot_bgcolor: bg, margin: { l: m.l, r: m.r, t: m.t, b: m.b }, dragmode: false,
+             showlegend: false, barmode: "overlay", font: { color: fg, family: theme.font, size: narrow ? G.font.narrow : G.font.wide },
+             xaxis: axis(chart.x, chart.x.ticks, true), yaxis: axis(chart.y, chart.y.ticks, false), hovermode: "closest",
+             annotations: labels(chart, fg) };
   }
 
   // A state change is drawn at once as SVG (a few milliseconds); Plotly, once loaded, redraws the same
@@ -432,7 +516,7 @@
     var stamp = [box.shown, narrow, theme.stamp].join("|");
     if (box.plotted !== stamp) {
       var target = box.querySelector(".plot") || box.appendChild(el("div", { "class": "plot" }));
-      plotly.react(target, traces(chart, state.step), layout(chart, box),
+      plotly.react(target, traces(chart, state.step), layout(chart),
                    { displayModeBar: false, responsive: false, scrollZoom: false, doubleClick: false, showTips: false });
       box.plotted = stamp;
     }
@@ -454,7 +538,9 @@
   if (scheme && scheme.addEventListener) scheme.addEventListener("change", function () { theme = null; draw(); });
   if (window.matchMedia) matchMedia("print").addEventListener("change", function () { draw(); });
 
-  // The entry the reader arrived on remembers its state too, so Back to it restores it.
+  // The entry the reader arrived on remembers its state too, so Back to it restores it. A state it was
+  // opened with that names a figure (a shared link) brings that figure into view.
   history.replaceState({ lessonState: state }, "");
-  if (read()) { render(false); wake(); } else { render(false); }
+  var arrived = location.hash.replace(/^#/, "");
+  if (read()) { render(false); wake(); if (/(?:^|&)figure=/.test(arrived)) show(target(arrived)); } else { render(false); }
 })();

@@ -1,8 +1,10 @@
 """Where attention looks: the attention weights of one block as a token × token grid.
 
 Row i is the word that looks, column j the word it looks at; each row adds up to 1. The grid is a
-table with the numbers printed in it (shaded by weight), so it reads the same with a screen reader,
-on paper and without JavaScript. The walkthrough's steps about a block select that block.
+table with the numbers printed in it (shaded by weight, with a scale under it), so it reads the same
+with a screen reader, on paper and without JavaScript. The walkthrough's steps about a block select
+that block. A row's largest weight is marked, and named in the summary, only when it clearly leads:
+four weights of about a quarter each are an even spread, not a preference.
 """
 
 from __future__ import annotations
@@ -12,10 +14,14 @@ import numpy as np
 from builder.figures import FOLDER, FigureContext, FigureKind, N_, view_key
 from builder.steps import MAX_BLOCK
 
+CLEAR_LEAD = 0.05  # a weight "leads" when it beats the row's next one by this much (0.26 over 0.25 is noise)
+SCALE_TOP = 0.5  # the shading: from the background at 0 to full colour at 0.5 and above
+
 LABELS = {
     "title": N_("Where attention looks"),
     "caption": N_("Each row is a word looking at the sentence; each cell, how much of its attention goes to the "
-                  "word of that column. A row adds up to 1; the darker the cell, the larger the weight."),
+                  "word of that column. A row adds up to 1; the darker the cell, the larger the weight. A framed "
+                  "cell is a row's clear favourite."),
     "block_control": N_("Block"),
     "grid_caption": N_("Attention weights in block %(n)s, “%(scenario)s”, residual %(residual)s."),
     "looks": N_("Looks"),
@@ -24,25 +30,43 @@ LABELS = {
     # column labels (the words looked at)
     "corner": N_("%(looks)s \\ %(at)s"),
     "summary": N_("In block %(n)s, “%(token)s” gives the most attention to “%(top)s” (%(weight)s)."),
+    "summary_even": N_("In block %(n)s, “%(token)s” spreads its attention about evenly: no word stands out, every "
+                       "weight is between %(low)s and %(high)s."),
+    "scale": N_("Weight"),
+    "at_least": N_("%(value)s or more"),
 }
+
+
+def lead(row) -> int | None:
+    """The index of the row's clearly largest weight, or None when no weight leads by CLEAR_LEAD."""
+    order = np.argsort(row)[::-1]
+    return int(order[0]) if row[order[0]] - row[order[1]] >= CLEAR_LEAD else None
 
 
 def views(ctx: FigureContext) -> dict[str, dict]:
     """One view per (scenario, residual, block)."""
     out = {}
+    ticks = [0.0, SCALE_TOP / 2, SCALE_TOP]
+    scale = {"title": ctx.t("scale"),
+             "ticks": [[t / SCALE_TOP, ctx.t("at_least", value=ctx.num(t)) if t == SCALE_TOP else ctx.num(t)]
+                       for t in ticks]}
     for scenario in ctx.scenarios:
         t = scenario.tracked
         for residual in (True, False):
             run = scenario.traces["pre-on" if residual else "pre-off"]
             for block in range(1, MAX_BLOCK + 1):
                 weights = run.steps[2 * (block - 1)].attention  # (T, T)
-                top = int(np.argmax(weights[t]))
-                summary = ctx.t("summary", n=block, token=scenario.tokens[t], top=scenario.tokens[top],
-                                weight=ctx.num(weights[t][top]))
+                top = lead(weights[t])
+                if top is None:
+                    summary = ctx.t("summary_even", n=block, token=scenario.tokens[t], low=ctx.num(weights[t].min()),
+                                    high=ctx.num(weights[t].max()))
+                else:
+                    summary = ctx.t("summary", n=block, token=scenario.tokens[t], top=scenario.tokens[top],
+                                    weight=ctx.num(weights[t][top]))
                 grid = {"caption": ctx.t("grid_caption", n=block, scenario=ctx.title(scenario), residual=ctx.on_off(residual)),
                         "corner": ctx.t("corner", looks=ctx.t("looks"), at=ctx.t("at")), "tokens": list(scenario.tokens), "tracked": t,
-                        "cells": [[[ctx.num(w), round(float(w), 3)] for w in row] for row in weights],
-                        "top": [int(np.argmax(row)) for row in weights]}
+                        "cells": [[[ctx.num(w), round(min(float(w) / SCALE_TOP, 1.0), 3)] for w in row] for row in weights],
+                        "top": [-1 if lead(row) is None else lead(row) for row in weights], "scale": scale}
                 state = {"scenario": scenario.name, "residual": residual, "block": block}
                 out[view_key(state, KIND.state)] = {"grid": grid, "summary": summary, "caption": ctx.t("caption"),
                                                     "steps": []}

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from builder.figures import FOLDER, FigureContext, FigureKind, N_, view_key
-from builder.figures.chart import nice_ticks, tick_decimals
+from builder.figures.chart import legend, nice_ticks, place_labels, tick_decimals
 from builder.figures.tokens import spread
 from builder.steps import MAX_BLOCK
 
@@ -38,20 +38,26 @@ LABELS = {
     "attention_off": N_("‖Δ‖ of attention"),
     "ffn_off": N_("‖Δ‖ of the FFN"),
     "length": N_("True length ‖x‖"),
+    "length_label": N_("True length ‖x‖, the number above each block"),
     "after_attention": N_("Block %(n)s, after attention"),
     "after_ffn": N_("Block %(n)s, after the FFN"),
     "spread_title": N_("How far apart are the four words?"),
     "spread_axis": N_("Largest distance between two words"),
     "spread_on": N_("Residual on"),
     "spread_off": N_("Residual off"),
+    "spread_compare_on": N_("Residual on, to compare"),
+    "spread_compare_off": N_("Residual off, to compare"),
+    "spread_column": N_("Spread of the words"),
     "spread_label": N_("The largest distance between any two words' vectors after each block: %(on)s with the "
                        "residual on, %(off)s with it off."),
     "summary_on": N_("Residual on, %(depth)s blocks: the stream of “%(token)s” is %(moved)s away from its input "
                      "(stacked on the ribbon of %(base)s) and %(length)s long."),
     "summary_off": N_("Residual off, %(depth)s blocks: the input ribbon is cut at the entrance; the stream of "
                       "“%(token)s” is just the last output, %(length)s long."),
-    "twin_caption": N_("Numbers behind the chart: “%(token)s” in “%(scenario)s”, residual %(residual)s, %(depth)s "
-                       "blocks. The last column is about every word."),
+    "twin_caption": N_("Numbers behind the chart: the vector of “%(token)s” in “%(scenario)s”, residual "
+                       "%(residual)s, %(depth)s blocks."),
+    "twin_measures_caption": N_("Its lengths: %(measure)s is the bar, ‖x‖ the diamond. The spread of the words is "
+                                "the largest distance between any two of them (the lower chart)."),
     "position": N_("Where"),
     "measure_on": N_("‖x − x₀‖"),
     "measure_off": N_("‖Δ‖"),
@@ -74,27 +80,29 @@ LABELS = {
 
 
 def views(ctx: FigureContext) -> dict[str, dict]:
-    """One view per (scenario, residual, depth)."""
+    """One view per (scenario, residual, depth). Every state of every scenario shares one y scale, so
+    heights compare across the toggle, the depth and the example sentences alike."""
     out = {}
+    runs = {s.name: {True: s.traces["pre-on"], False: s.traces["pre-off"]} for s in ctx.scenarios}
+    top = max(_scale(runs[s.name], s.tracked) for s in ctx.scenarios)
+    spread_top = max(spread(r).max() for by in runs.values() for r in by.values()) * 1.18
     for scenario in ctx.scenarios:
-        runs = {True: scenario.traces["pre-on"], False: scenario.traces["pre-off"]}
-        top = _scale(runs, scenario.tracked)
-        spread_top = max(spread(runs[r]).max() for r in (True, False)) * 1.18
         for residual in (True, False):
             for depth in range(1, MAX_BLOCK + 1):
                 state = {"scenario": scenario.name, "residual": residual, "depth": depth}
-                out[view_key(state, KIND.state)] = _view(ctx, scenario, runs, residual, depth, top, spread_top)
+                out[view_key(state, KIND.state)] = _view(ctx, scenario, runs[scenario.name], residual, depth, top,
+                                                         spread_top)
     return out
 
 
 def _scale(runs, t) -> float:
-    """The one y top for every state of a scenario: the highest stacked bar, length or output, with room
-    for its label."""
+    """The highest a scenario's chart reaches in any state: a stacked bar, a length or an output, with room
+    above it for the value label of its block."""
     on, off = runs[True], runs[False]
     base = np.linalg.norm(on.x0[t])
     highest = max(base + max(np.linalg.norm(s.after[t] - on.x0[t]) for s in on.steps),
                   max(np.linalg.norm(s.after[t]) for s in on.steps + off.steps), base)
-    return highest * 1.1
+    return highest * 1.12
 
 
 def _bars(run, residual, t, depth):
@@ -126,20 +134,27 @@ def _view(ctx: FigureContext, scenario, runs, residual: bool, depth: int, top: f
     def where(step):
         return ctx.t("after_attention" if step.sublayer == "attention" else "after_ffn", n=step.block)
 
+    state = "on" if residual else "off"
     marks = [{"type": "band", "class": "ribbon", "x": [-0.5, depth + 0.5 if residual else 0.5], "y": [round(base, 4)],
               "hover": [hover(ctx.t("input"), x0)]}]
     for sublayer in ("attention", "ffn"):
         chosen = [b for b in bars if b[4].sublayer == sublayer]
-        marks.append({"type": "bar", "class": f"bar-{sublayer}-{'on' if residual else 'off'}", "width": BAR_WIDTH,
-                      "x": [round(b[0], 2) for b in chosen], "y": [round(b[1], 4) for b in chosen],
-                      "base": [round(b[2], 4) for b in chosen],
-                      "hover": [hover(where(b[4]), b[4].after[t]) for b in chosen]})
+        mark = {"type": "bar", "class": f"bar-{sublayer}-{state}", "width": BAR_WIDTH,
+                "x": [round(b[0], 2) for b in chosen], "y": [round(b[1], 4) for b in chosen],
+                "base": [round(b[2], 4) for b in chosen], "hover": [hover(where(b[4]), b[4].after[t]) for b in chosen]}
+        if not residual:
+            mark["pattern"] = "hatch"  # a sublayer's output standing alone: nothing below it carries on
+        marks.append(mark)
     marks.append({"type": "points", "class": "length", "symbol": "diamond", "x": [round(b[0], 2) for b in bars],
                   "y": [round(b[3], 4) for b in bars],
                   "hover": [f"{where(b[4])}\n{ctx.t('length')}: {ctx.num(b[3])}" for b in bars]})
-    ffn = [b for b in bars if b[4].sublayer == "ffn"]
-    marks.append({"type": "text", "class": "value", "x": [round(b[0], 2) for b in ffn],
-                  "y": [round(max(b[2] + b[1], b[3]) + pad, 4) for b in ffn], "text": [ctx.num(b[1], 1) for b in ffn]})
+    # Each block's label is the diamond's number, the stream's true length after the block (the figure the
+    # text quotes), over the middle of the block, above everything the block draws.
+    blocks = range(1, depth + 1)
+    tops = {n: max(max(b[2] + b[1], b[3]) for b in bars if b[4].block == n) for n in blocks}
+    lengths = {b[4].block: b[3] for b in bars if b[4].sublayer == "ffn"}
+    marks.append({"type": "text", "class": "value", "candidates": ["above"], "x": list(blocks),
+                  "y": [round(tops[n] + pad, 4) for n in blocks], "text": [ctx.num(lengths[n], 1) for n in blocks]})
     ticks = [[b, ctx.block(b), "x₀" if b == 0 else str(b)] for b in range(depth + 1)]
     last = bars[-1]
     summary = (ctx.t("summary_on", depth=depth, token=token, moved=ctx.num(last[1], 1), base=ctx.num(base, 1),
@@ -149,40 +164,54 @@ def _view(ctx: FigureContext, scenario, runs, residual: bool, depth: int, top: f
             "y": {"range": [0, y_top], "ticks": [[v, ctx.num(v, decimals)] for v in y_ticks],
                   "title": ctx.t("axis_y_on" if residual else "axis_y_off")},
             "marks": marks, "label": summary,
-            "legend": [["ribbon", ctx.t("ribbon")],
-                       [f"bar-attention-{'on' if residual else 'off'}", ctx.t("attention_on" if residual else "attention_off")],
-                       [f"bar-ffn-{'on' if residual else 'off'}", ctx.t("ffn_on" if residual else "ffn_off")],
-                       ["length", ctx.t("length")]],
             "highlights": [_highlight(step, bars, base, residual, depth, pad) for step in ctx.walkthrough]}
+    main["legend"] = legend(main, [("ribbon", ctx.t("ribbon")), (f"bar-attention-{state}", ctx.t(f"attention_{state}")),
+                                   (f"bar-ffn-{state}", ctx.t(f"ffn_{state}")), ("length", ctx.t("length_label"))])
+    place_labels(main)
 
-    # The panel shows the whole stack whatever the depth: the collapse is a story of all six blocks, and a
-    # panel that does not change with the depth or the toggle is never redrawn by them.
+    # The panel: how far apart all the words are, after each block. The current state is drawn in its
+    # colour up to the current depth, with its numbers; the other state stays underneath, grey, the whole
+    # way, to compare with: toggling the residual swaps them, so the collapse shows as it happens.
     spreads = {r: spread(runs[r]) for r in (True, False)}
     s_top, s_ticks = nice_ticks(spread_top)
     s_dec = tick_decimals(s_ticks)
-    blocks = list(range(MAX_BLOCK + 1))
-    panel_ticks = [[b, ctx.block(b), "x₀" if b == 0 else str(b)] for b in blocks]
+    every = list(range(MAX_BLOCK + 1))
+    shown = list(range(depth + 1))
+    other = "off" if residual else "on"
+    panel_ticks = [[b, ctx.block(b), "x₀" if b == 0 else str(b)] for b in every]
     panel_label = ctx.t("spread_label", on=" → ".join(ctx.num(v, 1) for v in spreads[True]),
                         off=" → ".join(ctx.num(v, 1) for v in spreads[False]))
     panel = {"x": {"range": [-0.4, MAX_BLOCK + 0.4], "ticks": panel_ticks, "title": ctx.t("axis_x")},
              "y": {"range": [0, s_top], "ticks": [[v, ctx.num(v, s_dec)] for v in s_ticks], "title": ctx.t("spread_axis")},
-             "marks": [{"type": "line", "class": f"spread-{'on' if r else 'off'}", "symbol": "circle" if r else "square",
-                        "x": blocks, "y": [round(v, 4) for v in spreads[r]],
-                        "hover": [f"{ctx.block(b)}\n{ctx.t('spread_on' if r else 'spread_off')}: {ctx.num(v)}"
-                                  for b, v in zip(blocks, spreads[r])]} for r in (True, False)],
-             "label": panel_label, "size": "panel", "title": ctx.t("spread_title"),
-             "legend": [["spread-on", ctx.t("spread_on")], ["spread-off", ctx.t("spread_off")]],
-             "highlights": []}
+             "marks": [{"type": "line", "class": "spread-compare", "symbol": "square" if residual else "circle",
+                        "dash": [7, 4], "x": every, "y": [round(v, 4) for v in spreads[not residual]],
+                        "hover": [f"{ctx.block(b)}\n{ctx.t('spread_' + other)}: {ctx.num(v)}"
+                                  for b, v in zip(every, spreads[not residual])]},
+                       {"type": "line", "class": f"spread-{state}", "symbol": "circle" if residual else "square",
+                        "x": shown, "y": [round(v, 4) for v in spreads[residual][: depth + 1]],
+                        "hover": [f"{ctx.block(b)}\n{ctx.t('spread_' + state)}: {ctx.num(v)}"
+                                  for b, v in zip(shown, spreads[residual])]},
+                       {"type": "text", "class": "value", "optional": True, "candidates": ["above", "right", "below"],
+                        "x": shown, "y": [round(v, 4) for v in spreads[residual][: depth + 1]],
+                        "text": [ctx.num(v, 1) for v in spreads[residual][: depth + 1]]}],
+             "label": panel_label, "size": "panel", "title": ctx.t("spread_title"), "highlights": []}
+    panel["legend"] = legend(panel, [(f"spread-{state}", ctx.t(f"spread_{state}")),
+                                     ("spread-compare", ctx.t(f"spread_compare_{other}"))])
+    place_labels(panel)
 
     measure = ctx.t("measure_on" if residual else "measure_off")
-    rows = [[ctx.t("input")] + [ctx.num(v) for v in x0] + [ctx.num(0), ctx.num(base), ctx.num(spreads[residual][0])]]
-    for x, height, _, length, step in bars:
-        after_block = step.sublayer == "ffn"
-        rows.append([where(step)] + [ctx.num(v) for v in step.after[t]] + [ctx.num(height), ctx.num(length),
-                     ctx.num(spreads[residual][step.block]) if after_block else ""])
-    twin = {"caption": ctx.t("twin_caption", token=token, scenario=ctx.title(scenario), residual=ctx.on_off(residual), depth=depth),
-            "columns": [ctx.t("position")] + dims + [measure, ctx.t("length"), ctx.t("spread_axis")], "rows": rows}
-    return {"charts": {"main": main, "spread": panel}, "twin": twin, "summary": summary,
+    heads = [ctx.t("input")] + [where(b[4]) for b in bars]
+    vectors = [x0] + [b[4].after[t] for b in bars]
+    measures = [[ctx.num(0), ctx.num(base), ctx.num(spreads[residual][0])]] + [
+        [ctx.num(height), ctx.num(length), ctx.num(spreads[residual][step.block]) if step.sublayer == "ffn" else ""]
+        for x, height, _, length, step in bars]
+    caption = dict(token=token, scenario=ctx.title(scenario), residual=ctx.on_off(residual), depth=depth)
+    twins = [{"caption": ctx.t("twin_caption", **caption), "columns": [ctx.t("position")] + dims,
+              "rows": [[head] + [ctx.num(v) for v in vector] for head, vector in zip(heads, vectors)]},
+             {"caption": ctx.t("twin_measures_caption", measure=measure), "columns": [ctx.t("position"), measure, "‖x‖",
+                                                                                     ctx.t("spread_column")],
+              "rows": [[head] + row for head, row in zip(heads, measures)]}]
+    return {"charts": {"main": main, "spread": panel}, "twins": twins, "summary": summary,
             "caption": ctx.t("caption_on" if residual else "caption_off"),
             "steps": [_readout(ctx, scenario, run, residual, depth, step) for step in ctx.walkthrough]}
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from builder.figures import FOLDER, FigureContext, FigureKind, N_, view_key
-from builder.figures.chart import nice_ticks, tick_decimals
+from builder.figures.chart import legend, nice_ticks, place_labels, tick_decimals
 from builder.steps import MAX_BLOCK
 
 LABELS = {
@@ -28,39 +28,48 @@ LABELS = {
 def views(ctx: FigureContext) -> dict[str, dict]:
     """One view per (scenario, depth)."""
     out = {}
+    every = {s.name: {key: np.linalg.norm(s.traces[key].block_outputs()[:, s.tracked], axis=-1) for key in ("pre-on", "post-on")}
+             for s in ctx.scenarios}
+    # One y scale for every scenario and depth, so heights compare between them.
+    y_top, y_ticks = nice_ticks(max(v.max() for lengths in every.values() for v in lengths.values()) * 1.15)
+    decimals = tick_decimals(y_ticks)
     for scenario in ctx.scenarios:
         t = scenario.tracked
-        lengths = {key: np.linalg.norm(scenario.traces[key].block_outputs()[:, t], axis=-1) for key in ("pre-on", "post-on")}
-        y_top, y_ticks = nice_ticks(max(v.max() for v in lengths.values()) * 1.15)
-        decimals = tick_decimals(y_ticks)
+        lengths = every[scenario.name]
         for depth in range(1, MAX_BLOCK + 1):
             blocks = list(range(1, depth + 1))
             pre, post = lengths["pre-on"][:depth], lengths["post-on"][:depth]
             marks = []
-            for key, values, css, symbol in (("pre", pre, "pre", "circle"), ("post", post, "post", "square")):
-                marks.append({"type": "line", "class": css, "symbol": symbol, "x": blocks, "y": [round(v, 4) for v in values],
-                              "hover": [f"{ctx.t(key)} · {ctx.block(b)}\n{ctx.t('axis_y')}: {ctx.num(v)}"
-                                        for b, v in zip(blocks, values)]})
-            # Value labels: the higher series above its points, the lower below, so close values never collide.
+            for key, values, symbol in (("pre", pre, "circle"), ("post", post, "square")):
+                mark = {"type": "line", "class": key, "symbol": symbol, "x": blocks, "y": [round(v, 4) for v in values],
+                        "hover": [f"{ctx.t(key)} · {ctx.block(b)}\n{ctx.t('axis_y')}: {ctx.num(v)}"
+                                  for b, v in zip(blocks, values)]}
+                if key == "post":
+                    mark["dash"] = [7, 4]
+                marks.append(mark)
+            # Value labels: the higher series tries above its points first, the lower below, so where the two
+            # meet (block 1) they part; place_labels() moves any label that would touch a mark.
             for values, other, css in ((pre, post, "pre"), (post, pre, "post")):
-                above = [v >= o for v, o in zip(values, other)]
-                for flag in (True, False):
-                    chosen = [i for i, a in enumerate(above) if a == flag]
+                for higher in (True, False):
+                    chosen = [i for i, (v, o) in enumerate(zip(values, other)) if (v >= o) == higher]
                     if chosen:
-                        marks.append({"type": "text", "class": f"value {css}", "anchor": "above" if flag else "below",
+                        marks.append({"type": "text", "class": f"value {css}",
+                                      "candidates": ["above", "below", "right", "left"] if higher
+                                      else ["below", "above", "right", "left"],
                                       "x": [blocks[i] for i in chosen], "y": [round(values[i], 4) for i in chosen],
                                       "text": [ctx.num(values[i], 1) for i in chosen]})
             summary = ctx.t("summary", depth=depth, pre=ctx.num(pre[-1], 1), post=ctx.num(post[-1], 1))
             chart = {"x": {"range": [0.5, depth + 0.5], "ticks": [[b, ctx.block(b), str(b)] for b in blocks],
                            "title": ctx.t("axis_x")},
                      "y": {"range": [0, y_top], "ticks": [[v, ctx.num(v, decimals)] for v in y_ticks], "title": ctx.t("axis_y")},
-                     "marks": marks, "label": summary, "legend": [["pre", ctx.t("pre")], ["post", ctx.t("post")]],
-                     "highlights": []}
+                     "marks": marks, "label": summary, "highlights": []}
+            chart["legend"] = legend(chart, [("pre", ctx.t("pre")), ("post", ctx.t("post"))])
+            place_labels(chart)
             twin = {"caption": ctx.t("twin_caption", token=scenario.tokens[t]),
                     "columns": [ctx.t("axis_x"), ctx.t("pre"), ctx.t("post")],
                     "rows": [[ctx.block(b), ctx.num(a), ctx.num(p)] for b, a, p in zip(blocks, pre, post)]}
             state = {"scenario": scenario.name, "depth": depth}
-            out[view_key(state, KIND.state)] = {"charts": {"main": chart}, "twin": twin, "summary": summary,
+            out[view_key(state, KIND.state)] = {"charts": {"main": chart}, "twins": [twin], "summary": summary,
                                                 "caption": ctx.t("caption"), "steps": []}
     return out
 
