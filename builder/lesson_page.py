@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from builder.content import Lesson, meta_line
 from builder.errors import Problem, UserError
-from builder.figures.page import figure_views, page_data, render_figure
+from builder.figures.page import check_args, figure_views, page_data, render_figure
 from builder.i18n import Language, format_number
 from builder.markdown import Outline
 from builder.pages import json_for_script, render_page
@@ -184,9 +184,16 @@ def render_lesson(inputs, lesson: Lesson, lang: Language, translations, page: di
                           lambda: TraceValues(by_name, lesson.scenario, locale).resolve(ref))
 
     figures, data = {}, None
+    parsed = inputs.renderer.parse(lesson.body, lesson.path, lesson.body_line)
+    args = {name: parsed.figure_args.get(name, ()) for name in lesson.figures}
+    wrong = [Problem(lesson.path, line, f"`::: interactive {name}`: {problem}") for name, line in parsed.placed
+             if name in args and (problem := check_args(name, args[name], scenarios))]
+    if wrong:
+        raise UserError(wrong)
     if lesson.figures:
-        views = {name: remembered(inputs, ("views", lang.code, name, tuple(lesson.walkthrough)), scenarios,
-                                  lambda name=name: figure_views(name, lang, translations, scenarios, lesson.walkthrough))
+        views = {name: remembered(inputs, ("views", lang.code, name, tuple(lesson.walkthrough), args[name]), scenarios,
+                                  lambda name=name: figure_views(name, lang, translations, scenarios, lesson.walkthrough,
+                                                                 args[name]))
                  for name in lesson.figures}
         figures = {name: remembered(inputs, ("figure", lang.code, name, tuple(lesson.figures), bool(lesson.walkthrough)), scenarios,
                                     lambda name=name: render_figure(inputs.env, inputs.templates, translations, lang, name,

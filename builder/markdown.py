@@ -5,6 +5,9 @@ What lesson Markdown may contain, beyond CommonMark:
 - math between `$...$` (inline) or `$$...$$` (display), turned into MathML at build time;
 - section headings with a stable id that is the same in every language: `## 残差流 {#residual-stream}`
   (required on every `##` and `###`, so switching language keeps `#section`);
+- words in another language: `*by the river bank*{lang=en}` (builder/foreign.py);
+- links that set a figure's state: `[关掉残差](#figure=depth-map&residual=off&depth=6)` brings that figure
+  into view with that state (lesson.js; without `figure=`, the figure whose state the link sets most of);
 - trace values: `{{on:b1.attention.delta}}` prints a figure from the engine's trace (builder/references.py;
   the grammar in builder/steps.py, with examples in AUTHORING.md);
   numbers with a decimal point must not be typed into prose, so every figure comes from the trace;
@@ -15,7 +18,8 @@ What lesson Markdown may contain, beyond CommonMark:
   `[0.3, -0.1, 1.0, 0.9]`); a test runs the code and compares (tests/test_reproduce.py);
 - containers: `::: diagram Caption` … `:::` (a captioned, scrollable figure around a preformatted
   diagram), `::: walkthrough` … `:::` (the ordered list of walkthrough steps), and
-  `::: interactive NAME` `:::` (where the lesson's figure NAME goes; a bare `::: interactive` places its
+  `::: interactive NAME [ARGUMENT...]` `:::` (where the lesson's figure NAME goes, with the words its kind
+  takes, such as the plane `meaning-path geography finance` draws; a bare `::: interactive` places its
   only figure).
 
 Raw HTML is not allowed: it is escaped and shown as text (markdown-it `html=False`), and
@@ -39,6 +43,7 @@ from mdit_py_plugins.container import container_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 from builder.cjk import cjk_friendly_plugin
+from builder.foreign import foreign_plugin
 from builder.errors import Problem
 from builder.mathml import UnsafeMath, latex_to_mathml
 from builder.typesetting import phrase_breaks
@@ -66,6 +71,7 @@ class Parsed:
     steps: int = 0  # top-level items of the walkthrough list
     walkthrough_line: int | None = None
     placed: list[tuple[str, int]] = field(default_factory=list)  # (figure name or "", line) of each `::: interactive`
+    figure_args: dict[str, tuple[str, ...]] = field(default_factory=dict)  # figure name → the words after it
     problems: list[Problem] = field(default_factory=list)
 
     def outline(self) -> "Outline":
@@ -74,7 +80,8 @@ class Parsed:
             ref = " ".join(ref.split())
             refs[ref] += 1
             lines.setdefault(ref, line)
-        return Outline(tuple(self.headings), refs, lines, self.steps, tuple(name for name, _ in self.placed))
+        return Outline(tuple(self.headings), refs, lines, self.steps,
+                       tuple(" ".join((name, *self.figure_args.get(name, ()))) for name, _ in self.placed))
 
 
 @dataclass
@@ -85,7 +92,7 @@ class Outline:
     refs: Counter
     ref_lines: dict[str, int]
     steps: int
-    interactive: tuple[str, ...]  # the figures placed, in order
+    interactive: tuple[str, ...]  # the figures placed, in order, each with its arguments
 
 
 @dataclass
@@ -250,6 +257,7 @@ def make_markdown() -> MarkdownIt:
     """Return the one markdown-it instance every lesson renders with."""
     md = MarkdownIt("commonmark", {"html": False, "highlight": _highlight}).enable("table")
     md.use(cjk_friendly_plugin)  # bold next to CJK punctuation: **前馈网络（FFN）**负责
+    md.use(foreign_plugin)  # an English example in a Chinese lesson: *by the river bank*{lang=en}
     md.use(dollarmath_plugin, allow_space=True, double_inline=False, renderer=_math)
     for name in CONTAINERS:
         md.use(container_plugin, name=name, validate=lambda params, *a, n=name: params.strip().split(" ", 1)[0] == n)
@@ -345,7 +353,10 @@ class LessonRenderer:
             elif token.type == "container_walkthrough_close":
                 in_walkthrough = False
             elif token.type == "container_interactive_open":
-                out.placed.append((token.info.strip()[len("interactive"):].strip(), line))
+                name, *args = token.info.strip()[len("interactive"):].split() or [""]
+                out.placed.append((name, line))
+                if args:
+                    out.figure_args[name] = tuple(args)
             elif in_walkthrough and token.type == "list_item_open":
                 walk_depth += 1
                 out.steps += walk_depth == 1
@@ -361,6 +372,9 @@ class LessonRenderer:
                         if problem:
                             out.problems.append(Problem(path, line, problem))
                     elif child.type == "text":
+                        if "{lang=" in child.content:
+                            out.problems.append(Problem(path, child.meta["line"], "`{lang=…}` goes right after an emphasis "
+                                                        "and takes a language tag: *by the river bank*{lang=en}"))
                         if "$" in child.content:
                             out.problems.append(Problem(path, child.meta["line"], "unterminated math: a `$` without its "
                                                         "closing `$` (write \\$ for a dollar sign)"))
@@ -488,7 +502,7 @@ class LessonRenderer:
         return "</div>\n"
 
     def _open_interactive(self, tokens, idx, options, env):
-        name = tokens[idx].info.strip()[len("interactive"):].strip()
+        name = (tokens[idx].info.strip()[len("interactive"):].split() or [""])[0]
         figures = env["figures"]
         if not name and len(figures) == 1:
             name = next(iter(figures))

@@ -17,6 +17,7 @@ through it.
 from __future__ import annotations
 
 import gettext
+from importlib import import_module
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -61,8 +62,11 @@ class FigureKind:
     controls: tuple[str, ...]  # the controls its template shows: scenario, residual, depth, block
     labels: dict[str, str]  # key → English msgid
     views: Callable[["FigureContext"], dict[str, dict]]
-    walkthrough: bool = False  # shows the lesson's walkthrough steps
+    walkthrough: bool = False  # shows the lesson's walkthrough steps (readouts, or outlines on its charts)
     defaults: dict = field(default_factory=dict)  # page state it starts in, over the scenario's (depth 6 …)
+    # The words a lesson may give it after its name (`::: interactive meaning-path geography finance`):
+    # returns what is wrong with them, or None. None here: the kind takes none.
+    check_args: Callable[[tuple[str, ...], list[Scenario]], str | None] | None = None
 
     @property
     def template(self) -> str:
@@ -79,6 +83,7 @@ class FigureContext:
     scenarios: list[Scenario]
     walkthrough: list[Step] = field(default_factory=list)
     kind: FigureKind | None = None
+    args: tuple[str, ...] = ()  # the words after the kind's name where the lesson places it (checked by the kind)
 
     def t(self, key: str, **values) -> str:
         """The kind's label `key`, translated, placeholders filled (plain text: escaped where it is output)."""
@@ -115,6 +120,10 @@ def view_key(state: dict, keys: tuple[str, ...]) -> str:
     return "|".join(parts)
 
 
-from builder.figures import attention, depth_map, norm_compare  # noqa: E402  (they import the names above)
-
-KINDS: dict[str, FigureKind] = {kind.name: kind for kind in (depth_map.KIND, norm_compare.KIND, attention.KIND)}
+# The kinds, one line each (a kind's folder, builder/figures/<unit>/, holds everything else about it).
+UNITS = (
+    "depth_map",
+    "norm_compare",
+    "attention",
+)
+KINDS: dict[str, FigureKind] = {kind.name: kind for kind in (import_module(f"builder.figures.{unit}").KIND for unit in UNITS)}

@@ -44,14 +44,22 @@ def defaults(scenario: Scenario, kinds=()) -> dict:
     return state
 
 
+def check_args(kind_name: str, args: tuple[str, ...], scenarios: list[Scenario]) -> str | None:
+    """What is wrong with the words a lesson gives a figure (`::: interactive NAME WORD...`), or None."""
+    kind = KINDS[kind_name]
+    if kind.check_args is None:
+        return f"the figure {kind_name!r} takes no arguments, got {' '.join(args)!r}" if args else None
+    return kind.check_args(args, scenarios)
+
+
 def figure_views(kind_name: str, lang: Language, translations: gettext.NullTranslations, scenarios: list[Scenario],
-                 walkthrough: list[str]) -> dict[str, dict]:
+                 walkthrough: list[str], args: tuple[str, ...] = ()) -> dict[str, dict]:
     """Every view of one figure kind for a lesson's scenarios and walkthrough, in one language. Each chart
     gets a `key`, a digest of what it draws, so the browser skips a chart a state change leaves as it was
     (the token panel does not change with the residual toggle)."""
     kind = KINDS[kind_name]
     ctx = FigureContext(lang, translations, scenarios, [parse_step(s) for s in walkthrough] if kind.walkthrough else [],
-                        kind)
+                        kind, tuple(args))
     views = kind.views(ctx)
     for view in views.values():
         for chart in view.get("charts", {}).values():
