@@ -125,5 +125,6 @@ UNITS = (
     "depth_map",
     "norm_compare",
     "attention",
+    "meaning_path",
 )
 KINDS: dict[str, FigureKind] = {kind.name: kind for kind in (import_module(f"builder.figures.{unit}").KIND for unit in UNITS)}
