@@ -335,12 +335,13 @@ def test_the_chart_is_there_before_plotly_loads(site, open_page, lang):
 
 
 @pytest.mark.parametrize("lang", LANGS)
-@pytest.mark.parametrize("chart", ["main", "spread"])
-def test_plotly_takes_over_with_the_same_values(site, open_page, lang, chart):
+@pytest.mark.parametrize("figure,chart", [("depth-map", "main"), ("depth-map", "spread"), ("meaning-path", "main")])
+def test_plotly_takes_over_with_the_same_values(site, open_page, lang, figure, chart):
     page = open_page(lesson_url(site, lang))
-    svg = {m["mark"]: m for m in page.evaluate(SVG_MARKS, f'#depth-map [data-chart="{chart}"]')}
+    svg = {m["mark"]: m for m in page.evaluate(SVG_MARKS, f'#{figure} [data-chart="{chart}"]')}
     ready(page)
-    drawn = plotted(page, chart)
+    page.locator(f"#{figure}").scroll_into_view_if_needed()
+    drawn = plotted(page, chart, figure)
     for mark, values in svg.items():
         if values["band"]:
             assert drawn[mark]["y"][0] == pytest.approx(values["band"][0])
@@ -353,7 +354,7 @@ def test_plotly_takes_over_with_the_same_values(site, open_page, lang, chart):
         assert drawn[mark]["y"] == pytest.approx([p[1] for p in points])
         if points and points[0][2] is not None:
             assert drawn[mark]["base"] == pytest.approx([p[2] for p in points])
-    assert page.locator(f'#depth-map [data-chart="{chart}"] .chart-svg-wide').is_hidden()
+    assert page.locator(f'#{figure} [data-chart="{chart}"] .chart-svg-wide').is_hidden()
 
 
 def test_print_shows_the_chart_and_the_current_numbers_without_errors(site, open_page):
@@ -764,13 +765,15 @@ def check_marks_against_legend(drawn: dict, legend: dict, bg: str):
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_every_mark_has_the_colour_and_pattern_of_its_legend_swatch(site, open_page, lang, fragment, scheme):
     """In the build-time SVG (first paint, print, no Plotly), in the SVG the script draws, and in Plotly's."""
-    for slug, figure, charts in (("transformer-block", "depth-map", ("main", "spread")), ("ffn-residual", "norm-compare", ("main",))):
+    for slug, figure, charts in (("transformer-block", "depth-map", ("main", "spread")), ("transformer-block", "meaning-path", ("main",)),
+                                 ("ffn-residual", "norm-compare", ("main",))):
         page = open_page(lesson_url(site, lang, slug, fragment), withhold=("plotly-basic.min.js",), color_scheme=scheme)
         for chart in charts:
             found = page.evaluate(MARK_COLOURS, f'#{figure} [data-chart="{chart}"]')
             assert found["legend"]
             check_marks_against_legend(found["svg"], found["legend"], found["bg"])
         page = ready(open_page(lesson_url(site, lang, slug, fragment), color_scheme=scheme))
+        page.locator(f"#{figure}").scroll_into_view_if_needed()
         for chart in charts:
             plotted(page, chart, figure)
             found = page.evaluate(MARK_COLOURS, f'#{figure} [data-chart="{chart}"]')
@@ -822,6 +825,8 @@ def test_value_labels_overlap_no_mark_and_no_other_label(site, open_page, lang, 
     cases = [("transformer-block", "depth-map", "main", f"#residual={r}&depth={d}") for r in ("on", "off") for d in (1, 3, 6)]
     cases += [("transformer-block", "depth-map", "spread", f"#residual={r}&depth=6") for r in ("on", "off")]
     cases += [("ffn-residual", "norm-compare", "main", f"#depth={d}") for d in (1, 6)]
+    cases += [("transformer-block", "meaning-path", "main", f"#scenario={n}&residual={r}&depth=6")
+              for n in ("river-bank", "money-bank") for r in ("on", "off")]
     for slug, figure, chart, fragment in cases:
         page = open_page(lesson_url(site, lang, slug, fragment), viewport={"width": width, "height": 900},
                          withhold=() if plotly else ("plotly-basic.min.js",))
@@ -830,3 +835,78 @@ def test_value_labels_overlap_no_mark_and_no_other_label(site, open_page, lang, 
             plotted(page, chart, figure)
         page.locator(f'#{figure} [data-chart="{chart}"]').scroll_into_view_if_needed()
         check_labels_clear(page.evaluate(LABEL_GEOMETRY, f'#{figure} [data-chart="{chart}"]'), (slug, chart, fragment))
+
+
+# ---- The path in meaning space -------------------------------------------------------------------------
+
+def path_of(name, residual, depth):
+    """The tracked word's (geography, finance) at the input and after each block, from the trace."""
+    s = scenario(name)
+    trace = s.traces["pre-on" if residual else "pre-off"]
+    return np.vstack([trace.x0[s.tracked][None], trace.block_outputs()[:depth, s.tracked]])[:, :2]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_meaning_path_draws_one_path_per_sentence_and_highlights_the_picked_one(site, open_page, lang):
+    page = ready(open_page(lesson_url(site, lang)))
+    page.locator("#meaning-path").scroll_into_view_if_needed()
+    drawn = plotted(page, figure="meaning-path")
+    assert drawn["path-picked"]["x"] == pytest.approx(path_of("river-bank", True, 3)[:, 0], abs=1e-4)
+    assert drawn["path-other"]["y"] == pytest.approx(path_of("money-bank", True, 3)[:, 1], abs=1e-4)
+    assert drawn["value"]["text"] == ["x₀", "1", "2", "3"]  # which block each point of the picked path is after
+    legend = page.locator('#meaning-path .chart-legend li').all_text_contents()
+    river, reordered, money = (catalog(lang).pgettext("scenario", t) for t in ("by the river bank", "bank by the river", "money in the bank"))
+    assert river in legend[0] and reordered in legend[0] and money in legend[1]  # the reordered sentence shares its path
+    page.locator('#meaning-path input[value="money-bank"]').focus()
+    page.keyboard.press("ArrowRight")  # from the keyboard, in the figure's own picker
+    page.keyboard.press("ArrowLeft")
+    page.locator('#meaning-path input[value="money-bank"]').check()
+    drawn = plotted(page, figure="meaning-path")
+    assert drawn["path-picked"]["y"] == pytest.approx(path_of("money-bank", True, 3)[:, 1], abs=1e-4)
+    assert drawn["path-other"]["x"] == pytest.approx(path_of("river-bank", True, 3)[:, 0], abs=1e-4)
+    assert page.locator('#depth-map input[value="money-bank"]').is_checked()  # one state for every figure
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_meaning_path_follows_the_residual_and_the_depth(site, open_page, lang):
+    page = ready(open_page(lesson_url(site, lang)))
+    page.locator("#meaning-path").scroll_into_view_if_needed()
+    axes = {tuple(layout(page, figure="meaning-path")["xaxis"]["range"])}
+    page.locator('#meaning-path [data-control="residual"]').click()
+    page.locator('#meaning-path [data-control="depth"]').focus()
+    page.keyboard.press("End")
+    drawn = plotted(page, figure="meaning-path")
+    off = path_of("river-bank", False, 6)
+    assert drawn["path-picked"]["x"] == pytest.approx(off[:, 0], abs=1e-4) and len(drawn["path-picked"]["y"]) == 7
+    assert drawn["path-other"]["y"][-1] == pytest.approx(off[-1, 1], abs=1e-4)  # both sentences end at one point
+    axes.add(tuple(layout(page, figure="meaning-path")["xaxis"]["range"]))
+    assert len(axes) == 1  # the same axes in every state
+    assert page.locator('#depth-map [data-control="residual"]').get_attribute("aria-pressed") == "false"
+    summary = page.locator('#meaning-path [data-part="status"]').text_content()
+    assert num(off[-1, 0], lang, 1) in summary and num(off[-1, 1], lang, 1) in summary
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_walkthrough_outlines_the_point_of_the_meaning_path_it_is_about(site, open_page, lang):
+    page = ready(open_page(lesson_url(site, lang, fragment="#step=1")))
+    page.locator("#meaning-path").scroll_into_view_if_needed()
+    points = path_of("river-bank", True, 3)
+    assert plotted(page, figure="meaning-path")["highlight"]["x"] == pytest.approx([points[0, 0]], abs=1e-4)  # x₀
+    page.locator('#depth-map [data-control="step-next"]').click()  # step 2: block 1's attention → its point
+    page.locator("#meaning-path").scroll_into_view_if_needed()
+    outline = plotted(page, figure="meaning-path")["highlight"]
+    assert outline["x"] == pytest.approx([points[1, 0]], abs=1e-4)
+    assert outline["base"][0] + outline["y"][0] / 2 == pytest.approx(points[1, 1], abs=1e-4)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_meaning_path_prints_and_reads_without_plotly(site, open_page, lang):
+    page = open_page(lesson_url(site, lang, fragment="#scenario=money-bank&depth=5"), withhold=("plotly-basic.min.js",))
+    page.locator("#meaning-path").scroll_into_view_if_needed()
+    marks = {m["mark"]: m for m in page.evaluate(SVG_MARKS, '#meaning-path [data-chart="main"]')}
+    assert [p[1] for p in marks["path-picked"]["points"]] == pytest.approx(path_of("money-bank", True, 5)[:, 1], abs=1e-4)
+    page.emulate_media(media="print")
+    assert page.locator('#meaning-path .chart-svg-wide').is_visible()
+    tables = page.locator("#meaning-path-twin table")
+    assert tables.count() == 2 and tables.first.is_visible()
+    assert tables.first.locator("tbody tr").count() == 1 + 5

@@ -1,0 +1,135 @@
+"""The path in meaning space (builder/figures/meaning_path/): its data is the trace, its plane is the
+lesson's, and the real lessons' sentences about it hold. Browser behaviour is in test_browser.py."""
+
+from __future__ import annotations
+
+import gettext
+import subprocess
+import sys
+from functools import lru_cache
+
+import numpy as np
+import pytest
+
+from conftest import CONTENT, FIXTURE, ROOT
+
+NAMES = ["river-bank", "money-bank", "bank-by-the-river"]
+
+
+@lru_cache(maxsize=None)
+def scenarios(root=FIXTURE):
+    from builder.scenarios import load_scenario
+
+    return tuple(load_scenario(root / "scenarios" / f"{name}.toml") for name in NAMES)
+
+
+def views(args=("geography", "finance"), walkthrough=("input", "b1.attention", "b2", "sum")):
+    from builder.figures.page import figure_views
+    from builder.i18n import Language
+
+    lang = Language(code="zh", locale="zh_Hans", html_lang="zh-Hans")
+    return figure_views("meaning-path", lang, gettext.NullTranslations(), list(scenarios()), list(walkthrough), args)
+
+
+def plane(name, residual, depth=6, dims=(0, 1)):
+    s = dict(zip(NAMES, scenarios()))[name]
+    trace = s.traces["pre-on" if residual else "pre-off"]
+    points = np.vstack([trace.x0[s.tracked][None], trace.block_outputs()[:depth, s.tracked]])
+    return points[:, list(dims)]
+
+
+def marks(view, css):
+    return [m for m in view["charts"]["main"]["marks"] if m["class"] == css]
+
+
+@pytest.mark.parametrize("residual", [True, False])
+@pytest.mark.parametrize("depth", [1, 3, 6])
+def test_the_picked_path_is_the_tracked_word_after_each_block(residual, depth):
+    view = views()[f"money-bank|{'on' if residual else 'off'}|{depth}"]
+    picked, = marks(view, "path-picked")
+    expected = plane("money-bank", residual, depth)
+    assert picked["x"] == pytest.approx(expected[:, 0], abs=1e-4) and picked["y"] == pytest.approx(expected[:, 1], abs=1e-4)
+    other, = marks(view, "path-other")  # the river sentence, the same in either word order
+    assert other["y"] == pytest.approx(plane("river-bank", residual, depth)[:, 1], abs=1e-4)
+
+
+def test_sentences_with_the_same_path_share_one_and_say_so():
+    view = views()["bank-by-the-river|on|3"]
+    assert len(marks(view, "path-picked")) == 1 and len(marks(view, "path-other")) == 1
+    legend = view["charts"]["main"]["legend"]
+    assert "by the river bank" in legend[0]["text"] and "bank by the river" in legend[0]["text"]
+    assert np.allclose(plane("river-bank", True), plane("bank-by-the-river", True))  # why: the same words, reordered
+
+
+def test_one_scale_for_every_state_with_a_unit_as_long_across_as_up():
+    from builder.figures.chart import frame
+
+    charts = [v["charts"]["main"] for v in views().values()]
+    axes = {(tuple(c["x"]["range"]), tuple(c["y"]["range"])) for c in charts}
+    assert len(axes) == 1
+    (x_lo, x_hi), (y_lo, y_hi) = axes.pop()
+    every = np.vstack([plane(n, r) for n in NAMES for r in (True, False)])
+    assert x_lo < every[:, 0].min() and every[:, 0].max() < x_hi and y_lo < every[:, 1].min() and every[:, 1].max() < y_hi
+    for size in ("wide", "narrow"):
+        width, height, m = frame(charts[0], size)
+        across = (width - m["l"] - m["r"]) / (x_hi - x_lo)
+        up = (height - m["t"] - m["b"]) / (y_hi - y_lo)
+        assert across == pytest.approx(up, rel=0.01), size
+
+
+def test_the_walkthrough_outlines_the_point_of_its_step():
+    view = views()["river-bank|on|3"]
+    outlines = view["charts"]["main"]["highlights"]
+    points = plane("river-bank", True, 3)
+    for outline, block in zip(outlines, (0, 1, 2, 3)):  # input, b1.attention, b2, sum (the last point)
+        assert outline[0] == pytest.approx(points[block, 0], abs=1e-4)
+        assert (outline[2] + outline[3]) / 2 == pytest.approx(points[block, 1], abs=1e-4)
+    assert views()["river-bank|on|1"]["charts"]["main"]["highlights"][2] is None  # block 2 is beyond depth 1
+
+
+@pytest.mark.parametrize("args,problem", [((), "name the plane's two dimensions"),
+                                          (("geography",), "name the plane's two dimensions"),
+                                          (("finance", "finance"), "name the plane's two dimensions"),
+                                          (("geography", "weather"), "'weather' is not a dimension")])
+def test_the_plane_must_be_two_dimensions_of_the_scenarios(args, problem):
+    from builder.figures.page import check_args
+
+    assert problem in check_args("meaning-path", args, list(scenarios()))
+    assert check_args("meaning-path", ("finance", "geography"), list(scenarios())) is None
+    assert "takes no arguments" in check_args("depth-map", ("geography",), list(scenarios()))
+
+
+def test_a_wrong_plane_in_a_lesson_fails_with_file_and_line(content_copy):
+    path = content_copy / "zh" / "transformer-block.md"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("meaning-path geography finance", "meaning-path geography weather"), encoding="utf-8")
+    line = next(i for i, l in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if "geography weather" in l)
+    result = subprocess.run([sys.executable, "-m", "builder", "check", "--content", str(content_copy)], cwd=ROOT,
+                            capture_output=True, text=True)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert f"{path}:{line}: `::: interactive meaning-path`: 'weather' is not a dimension" in result.stderr
+    assert "figures placed by `::: interactive` are" in result.stderr  # and the translation no longer matches
+
+
+def test_the_lessons_second_sense_holds_for_the_trace():
+    """What both lessons say beside the figure: from the same x₀, bank goes right and down (more geography,
+    less finance) by the river, left and up in the money sentence, roughly opposite ways; the reordered
+    sentence has the very same path; with the residual off, both paths end at one point near the start."""
+    real = {s.name: s for s in scenarios(CONTENT)}
+
+    def path(name, key):
+        s = real[name]
+        trace = s.traces[key]
+        return np.vstack([trace.x0[s.tracked][None], trace.block_outputs()[:, s.tracked]])[:, :2]
+
+    river, money = path("river-bank", "pre-on"), path("money-bank", "pre-on")
+    assert np.allclose(river[0], money[0])
+    assert np.all(np.diff(river[:4, 0]) > 0) and np.all(np.diff(river[:4, 1]) < 0)  # right and down, block by block
+    assert money[3, 0] < money[0, 0] and np.all(np.diff(money[:4, 1]) > 0)  # left (overall) and up
+    a, b = river[3] - river[0], money[3] - money[0]
+    assert a @ b / np.linalg.norm(a) / np.linalg.norm(b) < -0.8  # roughly opposite directions
+    assert np.array_equal(np.round(path("bank-by-the-river", "pre-on"), 9), np.round(river, 9))
+    river_off, money_off = path("river-bank", "pre-off"), path("money-bank", "pre-off")
+    assert np.allclose(river_off[-1], money_off[-1], atol=1e-6)  # one point
+    assert np.linalg.norm(river_off - river_off[0], axis=1).max() < 0.5  # never far from the start
+    assert np.linalg.norm(money_off - money_off[0], axis=1).max() < 0.5
