@@ -3,10 +3,12 @@
 Residual on, the seed's picture: the input's length ‖x₀‖ as a ribbon underneath, and on it, per
 block, two bars (after attention, after the FFN) whose height is the correction accumulated so far,
 ‖x − x₀‖. Stacked heights are not lengths (‖x₀‖ + ‖x − x₀‖ ≥ ‖x‖), so a diamond marks the stream's
-true length ‖x‖ after each sublayer. Residual off: the ribbon is cut at the entrance and each bar is
-the sublayer's output ‖Δ‖, which is then the whole stream. Every state of a scenario shares one y
-scale, so on and off compare at a glance. A small panel beside it shows how far apart the tokens
-are (the largest distance between any two), on and off: without the residual they collapse.
+true length ‖x‖ after each sublayer; the number above each block is that length after the block (the
+figure the lessons quote). Residual off: the ribbon is cut at the entrance and each bar is the
+sublayer's output ‖Δ‖, hatched, which is then the whole stream. Every state of every scenario shares
+one y scale, so on and off, and one sentence and another, compare at a glance. A panel under the
+walkthrough shows how far apart the tokens are (the largest distance between any two) in the current
+state, up to the current depth, with the other state grey to compare: without the residual they collapse.
 """
 
 from __future__ import annotations
