@@ -32,6 +32,7 @@ LABELS = {
     "summary": N_("In block %(n)s, “%(token)s” gives the most attention to “%(top)s” (%(weight)s)."),
     "summary_even": N_("In block %(n)s, “%(token)s” spreads its attention about evenly: no word stands out, every "
                        "weight is between %(low)s and %(high)s."),
+    "summary_equal": N_("In block %(n)s, “%(token)s” gives every word the same attention, %(weight)s each."),
     "scale": N_("Weight"),
     "at_least": N_("%(value)s or more"),
 }
@@ -46,10 +47,7 @@ def lead(row) -> int | None:
 def views(ctx: FigureContext) -> dict[str, dict]:
     """One view per (scenario, residual, block)."""
     out = {}
-    ticks = [0.0, SCALE_TOP / 2, SCALE_TOP]
-    scale = {"title": ctx.t("scale"),
-             "ticks": [[t / SCALE_TOP, ctx.t("at_least", value=ctx.num(t)) if t == SCALE_TOP else ctx.num(t)]
-                       for t in ticks]}
+    scale = {"title": ctx.t("scale"), "low": ctx.num(0, 1), "high": ctx.t("at_least", value=ctx.num(SCALE_TOP, 1))}
     for scenario in ctx.scenarios:
         t = scenario.tracked
         for residual in (True, False):
@@ -57,9 +55,11 @@ def views(ctx: FigureContext) -> dict[str, dict]:
             for block in range(1, MAX_BLOCK + 1):
                 weights = run.steps[2 * (block - 1)].attention  # (T, T)
                 top = lead(weights[t])
-                if top is None:
-                    summary = ctx.t("summary_even", n=block, token=scenario.tokens[t], low=ctx.num(weights[t].min()),
-                                    high=ctx.num(weights[t].max()))
+                low, high = ctx.num(weights[t].min()), ctx.num(weights[t].max())
+                if top is None and low == high:
+                    summary = ctx.t("summary_equal", n=block, token=scenario.tokens[t], weight=low)
+                elif top is None:
+                    summary = ctx.t("summary_even", n=block, token=scenario.tokens[t], low=low, high=high)
                 else:
                     summary = ctx.t("summary", n=block, token=scenario.tokens[t], top=scenario.tokens[top],
                                     weight=ctx.num(weights[t][top]))

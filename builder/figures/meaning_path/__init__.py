@@ -22,6 +22,7 @@ from builder.steps import MAX_BLOCK
 
 WIDE, NARROW = 640, 360  # the drawing's widths (as the other charts); its height keeps one unit the same across and up
 MARGINS = {"wide": {"l": 58, "r": 14, "t": 18, "b": 46}, "narrow": {"l": 46, "r": 8, "t": 18, "b": 42}}
+SAME_POINT = 0.05  # points closer than this (in the axes' units) are one point to the eye and share a label
 OUTLINE = 0.5  # the walkthrough's square around a point, in the axes' units
 
 LABELS = {
@@ -150,8 +151,16 @@ def _view(ctx: FigureContext, scenario, groups, paths, residual, depth, frame, x
 
     marks = [mark(g, "path-other") for g in others] + [mark(picked, "path-picked")]
     mine = paths[picked[0].name][residual][: depth + 1]
-    marks.append({"type": "text", "class": "value", "optional": True, "x": marks[-1]["x"], "y": marks[-1]["y"],
-                  "text": ["x₀"] + [str(n) for n in blocks[1:]]})  # which block each point is after
+    # Which block each point is after; points that sit on each other (the collapse) share one label, "3–6".
+    runs = []
+    for n, point in enumerate(mine):
+        if runs and np.linalg.norm(point - mine[runs[-1][0]]) < SAME_POINT:
+            runs[-1][1] = n
+        else:
+            runs.append([n, n])
+    names = ["x₀" if a == 0 else str(a) if a == b else f"{a}–{b}" for a, b in runs]
+    marks.append({"type": "text", "class": "value", "optional": True, "x": [marks[-1]["x"][a] for a, _ in runs],
+                  "y": [marks[-1]["y"][a] for a, _ in runs], "text": names})
     (x_lo, x_hi, x_ticks), (y_lo, y_hi, y_ticks) = x_axis, y_axis
     xd, yd = tick_decimals(x_ticks), tick_decimals(y_ticks)
     end = {id(g): paths[g[0].name][residual][depth] for g in groups}
