@@ -1,8 +1,8 @@
 """A lesson page's figures: each kind's HTML (with its build-time chart) and the page data lesson.js reads.
 
-Page data (`<script type="application/json" id="lesson-data">`), version 2:
+Page data (`<script type="application/json" id="lesson-data">`), version 3:
 
-    {"version": 2,
+    {"version": 3,
      "defaults": {"scenario": "river-bank", "residual": true, "depth": 3, "block": 1, "step": 1},
      "scenarios": ["river-bank", ...],                 # the picker's choices, the default first
      "steps": [{"block": 0}, {"block": 1}, ...],       # the walkthrough: each step's block (0: none)
@@ -10,7 +10,12 @@ Page data (`<script type="application/json" id="lesson-data">`), version 2:
      "chart_sizes": {...}, "chart_geometry": {...},       # builder/figures/chart.py's drawing, for lesson.js's
      "figures": {"<figure id>": {"kind": "depth-map", "state": ["scenario", "residual", "depth"],
                                   "walkthrough": true,          # its charts outline the walkthrough's steps
-                                  "views": {"river-bank|on|3": VIEW, ...}}}}
+                                  "views": {"river-bank|on|3": VIEW, ...}}},
+     "parts": [...]}                                    # the charts, tables and readouts the views name
+
+A VIEW names its charts, text twins, walkthrough readouts and attention grid by their index in `parts`
+(each distinct one stored once; a chart without a `label` is named by the view's summary); the rest it
+holds itself.
 
 A VIEW is everything a figure shows in one state, already translated and formatted: its caption,
 summary (the live region's text), charts (builder/figures/chart.py), text twin (`twins`: one or more
@@ -90,10 +95,41 @@ def render_figure(env, templates: Path, translations, lang: Language, kind_name:
 
 def page_data(translations, lang: Language, scenarios: list[Scenario], walkthrough: list[str],
               figures: dict[str, dict[str, dict]]) -> dict:
-    """The page data lesson.js reads: defaults, choices, walkthrough, labels and every figure's views."""
+    """The page data lesson.js reads: defaults, choices, walkthrough, labels and every figure's views.
+
+    Many states draw the very same chart, table or readout (a sentence with the same words in another
+    order; a walkthrough step the depth does not reach): each such part is stored once in `parts`, and a
+    view names it by its index there. lesson.js puts the parts back into the views when it starts."""
     ctx = FigureContext(lang, translations, scenarios)  # the page's own labels are the common ones
+    parts: list = []
+    index: dict[str, int] = {}
+
+    def part(value) -> int:
+        text = to_json(value)
+        if text not in index:
+            index[text] = len(parts)
+            parts.append(value)
+        return index[text]
+
+    shared = {}
+    for name, views in figures.items():
+        shared[name] = {}
+        for key, view in views.items():
+            view = dict(view)
+            if "charts" in view:
+                # a chart whose accessible name is the view's summary (most are) leaves it out: lesson.js
+                # and the template use the summary then
+                view["charts"] = {chart: part({k: v for k, v in value.items()
+                                               if not (k == "label" and v == view.get("summary"))})
+                                  for chart, value in view["charts"].items()}
+            for field in ("steps", "twins"):
+                if field in view:
+                    view[field] = [part(value) for value in view[field]]
+            if "grid" in view:
+                view["grid"] = part(view["grid"])
+            shared[name][key] = view
     return {
-        "version": 2,
+        "version": 3,
         "defaults": defaults(scenarios[0], figures),
         "scenarios": [s.name for s in scenarios],
         "steps": [{"block": parse_step(key).block} for key in walkthrough],
@@ -101,5 +137,6 @@ def page_data(translations, lang: Language, scenarios: list[Scenario], walkthrou
         "chart_sizes": SIZES,  # the SVG coordinate systems, for drawing a state before Plotly has loaded
         "chart_geometry": {"hatch": HATCH, "radius": RADIUS, "gap": GAP, "centre": CENTRE, "font": FONT},
         "figures": {name: {"kind": name, "state": list(KINDS[name].state), "walkthrough": KINDS[name].walkthrough and bool(walkthrough),
-                           "views": views} for name, views in figures.items()},
+                           "views": shared[name]} for name in figures},
+        "parts": parts,
     }

@@ -9,6 +9,18 @@
   var node = document.getElementById("lesson-data");
   if (!node) return;
   var data = JSON.parse(node.textContent);
+  // Views name their charts, tables and readouts by index in data.parts (each stored once): put them back.
+  Object.keys(data.figures).forEach(function (id) {
+    var views = data.figures[id].views;
+    Object.keys(views).forEach(function (key) {
+      var view = views[key];
+      Object.keys(view.charts || {}).forEach(function (name) { view.charts[name] = data.parts[view.charts[name]]; });
+      ["steps", "twins"].forEach(function (field) {
+        if (view[field]) view[field] = view[field].map(function (i) { return data.parts[i]; });
+      });
+      if (view.grid !== undefined) view.grid = data.parts[view.grid];
+    });
+  });
   var L = data.labels;
   var script = document.currentScript;
   var assets = (script && script.src || "").replace(/[^/]*$/, "");
@@ -224,7 +236,7 @@
         replace(box.querySelector('[data-part="legend"]'), chart.legend.map(function (item) {
           return el("li", {}, [swatch(item), item.text]);
         }));
-        box.querySelector('[data-part="chart"]').setAttribute("aria-label", chart.label);
+        box.querySelector('[data-part="chart"]').setAttribute("aria-label", chart.label || view.summary);
       });
       parts(root, "summary").forEach(function (p) { p.textContent = view.summary; });
       if (announce) parts(root, "status").forEach(function (p) {

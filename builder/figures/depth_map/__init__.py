@@ -137,13 +137,16 @@ def _view(ctx: FigureContext, scenario, runs, residual: bool, depth: int, top: f
         return ctx.t("after_attention" if step.sublayer == "attention" else "after_ffn", n=step.block)
 
     state = "on" if residual else "off"
+    measure = ctx.t("measure_on" if residual else "measure_off")
     marks = [{"type": "band", "class": "ribbon", "x": [-0.5, depth + 0.5 if residual else 0.5], "y": [round(base, 4)],
               "hover": [hover(ctx.t("input"), x0)]}]
     for sublayer in ("attention", "ffn"):
         chosen = [b for b in bars if b[4].sublayer == sublayer]
         mark = {"type": "bar", "class": f"bar-{sublayer}-{state}", "width": BAR_WIDTH,
                 "x": [round(b[0], 2) for b in chosen], "y": [round(b[1], 4) for b in chosen],
-                "base": [round(b[2], 4) for b in chosen], "hover": [hover(where(b[4]), b[4].after[t]) for b in chosen]}
+                "base": [round(b[2], 4) for b in chosen],
+                # a bar's hover says its own height (the stream's vector is in the table of numbers)
+                "hover": [f"{where(b[4])}\n{measure}: {ctx.num(b[1])}" for b in chosen]}
         if not residual:
             mark["pattern"] = "hatch"  # a sublayer's output standing alone: nothing below it carries on
         marks.append(mark)
@@ -201,7 +204,6 @@ def _view(ctx: FigureContext, scenario, runs, residual: bool, depth: int, top: f
                                      ("spread-compare", ctx.t(f"spread_compare_{other}"))])
     place_labels(panel)
 
-    measure = ctx.t("measure_on" if residual else "measure_off")
     heads = [ctx.t("input")] + [where(b[4]) for b in bars]
     vectors = [x0] + [b[4].after[t] for b in bars]
     measures = [[ctx.num(0), ctx.num(base), ctx.num(spreads[residual][0])]] + [

@@ -143,8 +143,9 @@ def _view(ctx: FigureContext, scenario, groups, paths, residual, depth, frame, x
         points = paths[group[0].name][residual][: depth + 1]
         m = {"type": "line", "class": css, "symbol": "circle", "x": [round(float(p[0]), 4) for p in points],
              "y": [round(float(p[1]), 4) for p in points],
-             "hover": [ctx.t("point", titles=titles(group), where=where(n)) + f"\n{x_name}: {ctx.num(p[0])}\n{y_name}: {ctx.num(p[1])}"
-                       for n, p in zip(blocks, points)]}
+             # the hover names the path by its first sentence (the legend names them all)
+             "hover": [ctx.t("point", titles=ctx.t("quoted", text=ctx.title(group[0])), where=where(n))
+                       + f"\n{x_name}: {ctx.num(p[0])}\n{y_name}: {ctx.num(p[1])}" for n, p in zip(blocks, points)]}
         if css == "path-other":
             m["dash"] = [7, 4]
         return m
