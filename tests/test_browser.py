@@ -930,3 +930,12 @@ def test_the_meaning_path_prints_and_reads_without_plotly(site, open_page, lang)
     tables = page.locator("#meaning-path-twin table")
     assert tables.count() == 2 and tables.first.is_visible()
     assert tables.first.locator("tbody tr").count() == 1 + 5
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_double_bars_in_inline_math_sit_close_to_what_they_enclose(real_site, open_page, lang):
+    """‖x₀‖ in a sentence: the bars come from the math font, not a CJK font that draws ‖ a full em wide."""
+    page = open_page(lesson_url(real_site, lang))
+    widths = page.evaluate("""() => [...document.querySelectorAll('article math:not([display=block]) mo')]
+      .filter(mo => mo.textContent === '‖').map(mo => mo.getBoundingClientRect().width / parseFloat(getComputedStyle(mo).fontSize))""")
+    assert len(widths) >= 4 and max(widths) < 0.6, widths
