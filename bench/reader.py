@@ -25,7 +25,8 @@ from browser import CHROMIUM_ARGS, chromium_executable  # noqa: E402  (tests/bro
 
 TOGGLES = 40  # per page
 SESSIONS = 3  # fresh pages per language
-OWN_ASSETS = ["assets/site.css", "assets/pygments.css", "assets/figures.css", "assets/site.js", "assets/lesson.js"]
+OWN_ASSETS = ["assets/site.css", "assets/pygments.css", "assets/figures.css", "assets/site.js", "assets/lesson.js",
+              "assets/search.js"]
 LIBRARY = "assets/vendor/plotly-basic.min.js"
 MAIN = '#depth-map [data-chart="main"] [data-part="chart"]'
 

@@ -71,6 +71,8 @@ def main() -> int:
     parser.add_argument("--no-browser", action="store_true", help="skip the browser figures")
     parser.add_argument("--output", type=Path, default=BENCH / "RESULTS.md", help="where to write the tables")
     parser.add_argument("--work", type=Path, help="folder for the courses and builds (default: a temporary one)")
+    parser.add_argument("--only", choices=["search"], help="take only these figures and put them into the output "
+                                                           "file in place of their old section, keeping the rest")
     args = parser.parse_args()
 
     # Our package is an editable install, so nothing has compiled it to bytecode the way pip compiles
@@ -82,6 +84,12 @@ def main() -> int:
         work.mkdir(parents=True, exist_ok=True)
         log(f"writing a course of 2 × {args.lessons} lessons into {work}")
         content = course.write_ours(work, args.lessons)
+        if args.only == "search":
+            section = search_figures(work, content, args)
+            args.output.write_text(replace_section(args.output.read_text(encoding="utf-8"), section), encoding="utf-8")
+            log(f"wrote the search section into {args.output}")
+            print("\n".join(section))
+            return 0
         tools = [ours(work, content, jobs=0), ours(work, content, jobs=1)]
         peers_note = ""
         if not args.no_peers:
@@ -96,7 +104,9 @@ def main() -> int:
         reader, reader_note = None, "skipped (--no-browser)"
         if not args.no_browser:
             reader, reader_note = reader_figures(real_dist, work)
+        search_section = search_figures(work, content, args, real_dist) if not args.no_browser else []
         text = report(args, tools, pages, stages, incremental, engine, real_site, reader, reader_note, peers_note)
+        text = replace_section(text, search_section) if search_section else text
     args.output.write_text(text, encoding="utf-8")
     log(f"wrote {args.output}")
     print(text)
@@ -244,6 +254,38 @@ def engine_time() -> list[float]:
         times.append(time.perf_counter() - started)
         assert not problems, problems
     return times
+
+
+def search_figures(work: Path, content: Path, args, real_dist: Path | None = None) -> list[str]:
+    """Index sizes (course and real site), query times in Chromium, and the build time search adds."""
+    import search
+
+    course_out = work / "out-search"
+    subprocess.run([sys.executable, "-m", "builder", "build", "--content", str(content), "--templates",
+                    str(ROOT / "templates"), "--out", str(course_out), "-q"], cwd=ROOT, check=True)
+    if real_dist is None:
+        real_dist = work / "out-real"
+        subprocess.run([sys.executable, "-m", "builder", "build", "--out", str(real_dist), "-q"], cwd=ROOT, check=True)
+    log("search: query times in Chromium")
+    times = search.query_times(course_out, "lesson-001")
+    log(f"search: cold builds with and without search, {args.rounds} rounds")
+    overhead = search.build_overhead(content, work, args.rounds)
+    taken = (f"Taken by `bench/run.py{' --only search' if args.only else ''}` on {datetime.now(timezone.utc):%Y-%m-%d %H:%M} "
+             f"UTC, {git_describe()}" + (", on its own: the sections above are from the run named at the top." if args.only else "."))
+    return search.report(search.index_sizes(course_out), search.index_sizes(real_dist), times, overhead, args.lessons, taken)
+
+
+def replace_section(text: str, section: list[str]) -> str:
+    """Put `section` (a `## ` heading and its lines) in place of the section of that heading in `text`, or
+    before "How each figure is taken" when there is none."""
+    heading = section[0]
+    lines = text.split("\n")
+    if heading in lines:
+        start = lines.index(heading)
+        end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
+    else:
+        start = end = next((i for i, line in enumerate(lines) if line == METHOD[0]), len(lines))
+    return "\n".join(lines[:start] + section + lines[end:])
 
 
 def real_site_build(work: Path, rounds: int) -> tuple[list[float], Path]:

@@ -214,9 +214,10 @@ def check_rendering(inputs: Inputs, rendering) -> list[Problem]:
 
 
 def render_checked(content: Path, templates: Path, base_url: str | None = None, offline_link: bool = False,
-                   jobs: int = 1, watch: Stopwatch | None = None, on_pages=None) -> tuple[Inputs, dict[str, bytes]]:
+                   jobs: int = 1, watch: Stopwatch | None = None, on_pages=None) -> tuple[Inputs, site.Rendering]:
     """Gather, check and render everything in memory; raise one UserError listing every problem.
-    `on_pages(files)` is called with each batch of lesson pages as soon as it is rendered."""
+    `on_pages(files)` is called with each batch of lesson pages as soon as it is rendered (then
+    finished by the rendering's `patches`, see site.render_site)."""
     watch = watch or Stopwatch()
     with _without_cycle_collection():
         inputs, problems = gather(content, templates)
@@ -226,7 +227,7 @@ def render_checked(content: Path, templates: Path, base_url: str | None = None, 
     problems += check_rendering(inputs, rendering)
     if problems:  # each problem once, in the order found, then the warnings
         raise UserError(list(dict.fromkeys(problems)) + list(dict.fromkeys(inputs.warnings)))
-    return inputs, rendering.files
+    return inputs, rendering
 
 
 @contextmanager
@@ -268,8 +269,9 @@ def build(content: Path, out: Path, templates: Path, base_url: str | None = None
     watch = Stopwatch()
     check_apart(out, content=content, templates=templates)
     with Staging(out) as staging:
-        inputs, files = render_checked(content, templates, base_url, offline_link=make_zip, jobs=jobs, watch=watch,
-                                       on_pages=staging.write)
+        inputs, rendering = render_checked(content, templates, base_url, offline_link=make_zip, jobs=jobs, watch=watch,
+                                           on_pages=staging.write)
+        files = rendering.files
         if strict:
             _strict(inputs.warnings)
         if make_zip:
@@ -278,7 +280,7 @@ def build(content: Path, out: Path, templates: Path, base_url: str | None = None
             offline = site.render_site(inputs, base_url, offline_link=False, jobs=1).files
             files["offline.zip"] = publish.zip_site(offline)
             watch.lap("zip")
-        staging.commit(files)
+        staging.commit(files, rendering.patches)
     watch.lap("write")
     pages = {lang.code: sum(1 for p in files if p.startswith(f"{lang.code}/") and p.endswith(".html"))
              for lang in inputs.config.languages}

@@ -199,12 +199,24 @@ class Staging:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
 
-    def commit(self, files: dict[str, bytes]) -> None:
-        """Write what of `files` is not written yet, wait for every write, then swap the folder in."""
+    @staticmethod
+    def _patch(path: Path, spots: list[tuple[int, bytes]]) -> None:
+        with open(path, "r+b") as file:
+            for offset, data in spots:
+                file.seek(offset)
+                file.write(data)
+
+    def commit(self, files: dict[str, bytes], patches: dict[str, list[tuple[int, bytes]]] | None = None) -> None:
+        """Write what of `files` is not written yet, wait for every write, put `patches` (relative path →
+        (offset, bytes) to write over what a file written early holds there) into the files written,
+        then swap the folder in."""
         self.write({rel: data for rel, data in files.items() if rel not in self.written})
         old = self.out.parent / f".{self.out.name}.old-{os.getpid()}"
         try:
             for pending in self._pending:
+                pending.result()
+            for pending in [self._writers.submit(self._patch, self.folder / rel, spots)
+                            for rel, spots in (patches or {}).items() if rel in self.written]:
                 pending.result()
             (self.folder / MARKER).write_text("Built by `python -m builder build`; safe to delete.\n", encoding="utf-8")
             self.folder.chmod(0o755)

@@ -41,11 +41,15 @@ import html
 import json
 import re
 import unicodedata
+from collections import defaultdict
 from dataclasses import dataclass
 from functools import lru_cache
 
 INDEX_VERSION = 1
-PLACEHOLDER = "<search-index:{lang}>"  # in a rendered page until the index is known; content cannot make a raw `<`
+HASH_LENGTH = 12
+# In a rendered page until the index is named: as long as the name, so that a page already written can
+# be finished in place; content can never put a raw `<` into a page.
+PLACEHOLDER = "assets/search-{lang}." + "<" * HASH_LENGTH + ".js"
 
 # Characters indexed as CJK bigrams (after normalisation): kana (not the middle dot), ideographs, hangul.
 CJK_RANGES = ((0x3005, 0x3007), (0x3041, 0x3096), (0x309D, 0x309E), (0x30A1, 0x30FA), (0x30FC, 0x30FE),
@@ -55,7 +59,6 @@ _DIAGRAM = re.compile(r'(<figure class="diagram">).*?(<figcaption>)', re.S)  # k
 _HEADING = re.compile(r'<h([23]) id="([^"]+)"[^>]*>(.*?)</h\1>', re.S)
 _BLOCK_END = re.compile(r"</(?:p|li|pre|td|th|figcaption|blockquote|h[1-6])>|<br\s*/?>")
 _TAG = re.compile(r"<[^>]*>")
-_SPACE = re.compile(r"\s+")
 BLOCK = "\x00"  # marks where one block ends and the next begins, until spaces are settled
 
 
@@ -78,16 +81,23 @@ class Section:
 
 def page_sections(body: str, figures=()) -> list[Section]:
     """Split a rendered lesson body into its sections' plain text, as the reader sees it; `figures` are
-    the interactive figures' markup placed in it (left out: their words are labels, not the lesson's)."""
+    the interactive figures' markup placed in it (left out: their words are labels, not the lesson's).
+    The whole body is made text at once, each heading marked off by characters no text keeps."""
     for figure in figures:
         body = body.replace(figure, "\n")
-    body = _DIAGRAM.sub(r"\1\2", body)
-    sections, start, anchor, heading = [], 0, "", ""
-    for match in _HEADING.finditer(body):
-        sections.append(Section(anchor, heading, plain_text(body[start:match.start()])))
-        anchor, heading, start = match.group(2), plain_text(match.group(3)), match.end()
-    sections.append(Section(anchor, heading, plain_text(body[start:])))
+    body = _DIAGRAM.sub(r"\1\2", _MARKS.sub("", body))
+    body = _HEADING.sub(lambda m: f"{BLOCK}{HEADING}{m.group(2)}{ANCHOR_END}{m.group(3)}{HEADING_END}{BLOCK}", body)
+    parts = plain_text(body).split(HEADING)
+    sections = [Section("", "", parts[0].strip())]
+    for part in parts[1:]:
+        anchor, _, rest = part.partition(ANCHOR_END)
+        heading, _, text = rest.partition(HEADING_END)
+        sections.append(Section(anchor, heading.strip(), text.strip()))
     return [s for s in sections if s.text or s.anchor]
+
+
+HEADING, ANCHOR_END, HEADING_END = "\x01", "\x02", "\x03"  # around a heading's id and text, while the body is text
+_MARKS = re.compile(f"[{HEADING}{ANCHOR_END}{HEADING_END}]")  # dropped from the body first, should it hold any
 
 
 def plain_text(markup: str) -> str:
@@ -99,27 +109,25 @@ def plain_text(markup: str) -> str:
 def settle_spaces(text: str) -> str:
     """Collapse runs of white space to one space, drop a source line break between two CJK characters
     (a sentence wrapped in the source is one run of text on the page), and separate blocks by a space."""
-    pieces = _RUNS.findall(text)
-    result = []
-    for i, piece in enumerate(pieces):
-        if not (piece[0].isspace() or piece[0] == BLOCK):
-            result.append(piece)
-            continue
-        before = pieces[i - 1][-1] if i else ""
-        after = pieces[i + 1][0] if i + 1 < len(pieces) else ""
-        if not before or not after:
-            continue  # leading or trailing
-        if BLOCK not in piece and "\n" in piece and _wide(before) and _wide(after):
-            continue  # a wrapped line inside a CJK sentence (the CSS Text rule for segment breaks)
-        result.append(" ")
-    return "".join(result)
+    def between(match) -> str:
+        if BLOCK in match.group():
+            return " "
+        at, end = match.start(), match.end()
+        if at and end < len(text) and _wide(text[at - 1]) and _wide(text[end]):
+            return ""  # a wrapped line inside a CJK sentence (the CSS Text rule for segment breaks)
+        return " "
+
+    text = _BREAKS.sub(between, text)
+    return _SPACES.sub(" ", text).strip()
+
+
+_BREAKS = re.compile(r"[\s\x00]*[\n\x00][\s\x00]*")  # runs of white space holding a line break or a block's end
+_SPACES = re.compile(r"\s+")
 
 
 def _wide(ch: str) -> bool:
     return unicodedata.east_asian_width(ch) in ("W", "F", "H") and not 0xAC00 <= ord(ch) <= 0xD7A3
 
-
-_RUNS = re.compile(r"[\s\x00]+|[^\s\x00]+")
 
 
 @lru_cache(maxsize=None)
@@ -129,36 +137,36 @@ def fold(ch: str) -> str:
     return unicodedata.normalize("NFKC", ch).lower()
 
 
+class _FoldTable(dict):
+    """str.translate's table: each character's fold, worked out the first time it is met."""
+
+    def __missing__(self, code: int) -> str:
+        self[code] = folded_char = fold(chr(code))
+        return folded_char
+
+
+_FOLDS = _FoldTable()
+
+
 def folded(text: str) -> str:
-    return "".join(fold(ch) for ch in text)
+    return text.translate(_FOLDS)
+
+
+_CJK_CLASS = "".join(f"\\u{low:04x}-\\u{high:04x}" for low, high in CJK_RANGES)
+_BIGRAM = re.compile(f"(?=([{_CJK_CLASS}]{{2}}))")  # every pair of neighbouring CJK characters, overlapping
+_WORD = re.compile(f"[^\\W_{_CJK_CLASS}]+")  # letters and digits (str.isalnum), CJK aside
 
 
 def terms(text: str) -> tuple[set[str], set[str]]:
     """Return the (CJK bigrams, words) of an already folded text."""
-    bigrams, words = set(), set()
-    run_start = word_start = None
-    for i, ch in enumerate(text + " "):
-        if is_cjk(ch):
-            if run_start is None:
-                run_start = i
-            elif i > run_start:
-                bigrams.add(text[i - 1:i + 1])
-        else:
-            run_start = None
-        if is_word(ch):
-            if word_start is None:
-                word_start = i
-        elif word_start is not None:
-            words.add(text[word_start:i])
-            word_start = None
-    return bigrams, words
+    return set(_BIGRAM.findall(text)), set(_WORD.findall(text))
 
 
 def build_index(html_lang: str, pages: list[tuple[str, str, list[Section]]]) -> bytes:
     """Return the index script for one language: `pages` are (href from the site's root, title, sections)."""
     page_rows, section_rows = [], []
-    bigram_postings: dict[str, list[int]] = {}
-    word_postings: dict[str, list[int]] = {}
+    bigram_postings: dict[str, list[int]] = defaultdict(list)
+    word_postings: dict[str, list[int]] = defaultdict(list)
     for number, (href, title, sections) in enumerate(pages):
         page_rows.append([href, unicodedata.normalize("NFC", title)])
         for section in sections:
@@ -166,9 +174,9 @@ def build_index(html_lang: str, pages: list[tuple[str, str, list[Section]]]) -> 
             section_rows.append([number, section.anchor, section.heading, section.text])
             bigrams, words = terms(folded(section.heading + " " + section.text))
             for gram in bigrams:
-                bigram_postings.setdefault(gram, []).append(index)
+                bigram_postings[gram].append(index)
             for word in words:
-                word_postings.setdefault(word, []).append(index)
+                word_postings[word].append(index)
     grams = sorted(bigram_postings)
     groups: dict[str, str] = {}
     for gram in grams:
@@ -185,16 +193,23 @@ def build_index(html_lang: str, pages: list[tuple[str, str, list[Section]]]) -> 
 
 
 def _postings(ids: list[int]) -> str:
-    return ",".join(_base36(b - a) for a, b in zip([0] + ids, ids))
+    gaps = [b - a for a, b in zip([0, *ids], ids)]
+    return ",".join(map(_BASE36.__getitem__, gaps) if max(gaps) < len(_BASE36) else map(_base36, gaps))
 
 
 def _base36(n: int) -> str:
+    if n < len(_BASE36):
+        return _BASE36[n]
     digits = ""
     while True:
         n, digit = divmod(n, 36)
         digits = "0123456789abcdefghijklmnopqrstuvwxyz"[digit] + digits
         if not n:
             return digits
+
+
+_BASE36: list[str] = []  # the small gaps, which are nearly all of them, written once
+_BASE36 += [_base36(n) for n in range(36 * 36)]
 
 
 def _utf16(word: str) -> bytes:
@@ -205,21 +220,32 @@ def index_name(lang: str, data: bytes | None) -> str:
     """The index file's path from the site's root, named by its content (without `data`, by its language only)."""
     if data is None:
         return f"assets/search-{lang}.js"
-    return f"assets/search-{lang}.{hashlib.sha256(data).hexdigest()[:12]}.js"
+    return f"assets/search-{lang}.{hashlib.sha256(data).hexdigest()[:HASH_LENGTH]}.js"
 
 
 def placeholder(lang: str) -> str:
     return PLACEHOLDER.format(lang=lang)
 
 
-def fill_placeholders(files: dict[str, bytes], names: dict[str, str]) -> None:
-    """Put each language's index name where its pages hold the placeholder (in place)."""
+def fill_placeholders(files: dict[str, bytes], names: dict[str, str], written=()) -> dict[str, list[tuple[int, bytes]]]:
+    """Put each language's index name (`names`: language → name) where the pages in `files` hold its
+    placeholder. For the pages in `written`, already written with the placeholder, also return where to
+    write the name over it: relative path → [(offset, name)] (the same length, so nothing else moves)."""
     tokens = [(placeholder(lang).encode(), name.encode()) for lang, name in names.items()]
+    patches: dict[str, list[tuple[int, bytes]]] = {}
     for rel, data in files.items():
-        if rel.endswith(".html") and b"<search-index:" in data:
-            for token, name in tokens:
-                data = data.replace(token, name)
-            files[rel] = data
+        if not rel.endswith(".html"):
+            continue
+        for token, name in tokens:
+            if rel in written:
+                assert len(name) == len(token), "a page written early is finished in place"
+                at = data.find(token)
+                while at >= 0:
+                    patches.setdefault(rel, []).append((at, name))
+                    at = data.find(token, at + len(token))
+            data = data.replace(token, name)
+        files[rel] = data
+    return patches
 
 
 @lru_cache(maxsize=None)

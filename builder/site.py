@@ -25,6 +25,9 @@ class Rendering:
     problems: list[Problem]
     outlines: dict[tuple[str, str], Outline]  # (lang, slug) → what the parity check compares
     warnings: list[Problem] = field(default_factory=list)
+    # Pages given to `on_pages` before the search index was named: where each holds the placeholder, and
+    # the name to write there (the same length), relative path → [(offset, bytes)].
+    patches: dict[str, list[tuple[int, bytes]]] = field(default_factory=dict)
 
 
 def render_site(inputs, base_url: str | None, only: set[str] | None = None,
@@ -32,12 +35,14 @@ def render_site(inputs, base_url: str | None, only: set[str] | None = None,
                 preview: bool = False) -> Rendering:
     """Render the whole site in memory, or with `only`, the lesson pages of those slugs plus the small
     pages every lesson appears on (lists, entry, 404). With jobs > 1, lesson pages render in that many
-    worker processes. `on_pages(files)` receives the finished lesson pages before the rest is done.
+    worker processes. `on_pages(files)` receives each lesson page as soon as it is rendered, to be
+    written while the rest renders.
 
-    Every page names its language's search index, which is known only when every page is rendered, so
-    pages are finished (the name put in) at the end; then the service worker is written, named by the
-    hash of everything else. `searched` keeps each page's sections between the partial renders of the
-    preview (`preview=True`), which names the index without a hash, so that an edit rewrites the index
+    Every page names its language's search index, which is known only when every page is rendered: a
+    page holds a placeholder as long as the name until then. The returned files have the name put in;
+    the pages given to `on_pages` early are finished by the rendering's `patches`. Then the service
+    worker is written, named by the hash of everything else. `searched` keeps each page's sections
+    between the partial renders of the preview (`preview=True`), which names the index without a hash, so that an edit rewrites the index
     and the pages edited, not every page that names it, and has no service worker (its pages are
     served fresh on every reload)."""
     config, lessons = inputs.config, inputs.lessons
@@ -47,7 +52,13 @@ def render_site(inputs, base_url: str | None, only: set[str] | None = None,
     base = (base_url.rstrip("/") + "/") if base_url else None
     plan = Plan(base, offline_link, {lang.code: _lesson_list(lessons, lang.code, source_lang, slugs) for lang in languages})
     units = [slug for slug in slugs if only is None or slug in only]
-    results = dict(zip(units, render_units(inputs, plan, units, jobs, lambda files: None)))
+    written: set[str] = set()  # the pages given to on_pages, still holding the search index's placeholder
+
+    def write(files: dict[str, bytes]) -> None:
+        written.update(files)
+        on_pages(files)
+
+    results = dict(zip(units, render_units(inputs, plan, units, jobs, write if on_pages else lambda files: None)))
     searched = {} if searched is None else searched
 
     out = Rendering({}, [], {})
@@ -122,12 +133,10 @@ def render_site(inputs, base_url: str | None, only: set[str] | None = None,
         index = search.build_index(lang.html_lang, pages)
         names[lang.code] = search.index_name(lang.code, None if preview else index)
         out.files[names[lang.code]] = index
-    search.fill_placeholders(out.files, names)
+    out.patches = search.fill_placeholders(out.files, names, written)
     if only is None and not preview:
         out.files["sw.js"] = publish.service_worker(out.files, inputs.templates, [lang.code for lang in languages],
                                                     source_lang)
-    if on_pages is not None:
-        on_pages({rel: data for rel, data in out.files.items() if rel.endswith(".html")})
     return out
 
 

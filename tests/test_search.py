@@ -114,7 +114,7 @@ def test_each_language_has_an_index_named_by_its_content(search_site):
     assert names["zh"] != names["ja"]
     for page in search_site.rglob("*.html"):  # every page names an index that exists, never the placeholder
         text = page.read_text(encoding="utf-8")
-        assert "<search-index:" not in text, page
+        assert "<<<<" not in text, page
         for src in re.findall(r'data-index="([^"]+)"', text):
             assert (page.parent / src).resolve().is_file(), (page, src)
 
@@ -154,14 +154,15 @@ def test_the_index_finds_candidates_by_bigram_and_word(search_site):
 
 
 def test_placeholders_content_cannot_forge(tmp_path):
-    """The page holds `<search-index:zh>` until the index is named: content can never write a raw `<`."""
+    """A page holds `assets/search-zh.<<<<<<<<<<<<.js` until the index is named: content can never write a raw `<`."""
     content = copy_fixture(tmp_path / "content")
     lesson = content / "zh" / "transformer-block.md"
     lesson.write_text(lesson.read_text(encoding="utf-8").replace("## 常见误区 {#mistakes}",
-                      "<search-index:zh> `<search-index:zh>`\n\n## 常见误区 {#mistakes}"), encoding="utf-8")
+                      "assets/search-zh.<<<<<<<<<<<<.js `assets/search-zh.<<<<<<<<<<<<.js`\n\n## 常见误区 {#mistakes}"),
+                      encoding="utf-8")
     out = build_site(content, tmp_path / "dist")
     html = (out / "zh" / "transformer-block.html").read_text(encoding="utf-8")
-    assert "<code>&lt;search-index:zh&gt;</code>" in html and "<search-index:" not in html
+    assert html.count("assets/search-zh.&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;.js") == 2 and "<<<<" not in html
 
 
 # ---- The search box in the browser ---------------------------------------------------------------
