@@ -401,7 +401,9 @@ def test_the_scenario_picker_switches_every_figure_and_the_url(site, open_page, 
     assert plotted(page)["bar-ffn-on"]["y"] == pytest.approx([e[1] for e in expected[1::2]], abs=1e-4)
     assert page.locator('#attention input[value="money-bank"]').is_checked()  # both pickers show one state
     title = catalog(lang).pgettext("scenario", "money in the bank")
-    assert title in page.locator("#depth-map-twin caption").first.text_content()
+    # the tables follow the charts a frame later (lesson.js, render): wait for the new caption
+    page.wait_for_function("title => document.querySelector('#depth-map-twin caption').textContent.includes(title)",
+                           arg=title)
     assert title in page.locator('#depth-map [data-part="status"]').text_content() or \
         page.locator('#depth-map [data-part="status"]').text_content().strip()
     assert "scenario=money-bank" in page.locator(".language-switcher a").get_attribute("href")
@@ -451,7 +453,10 @@ def test_bank_looks_at_river_then_money_in_block_1(site, open_page):
     page = ready(open_page(lesson_url(site, "zh", fragment="#block=1")))
     bank = grid(page)[3]
     assert int(np.argmax(bank)) == 2  # river
+    before = page.locator("#attention tbody").text_content()
     page.locator('#attention input[value="money-bank"]').check()
+    # the tables follow the charts a frame later (lesson.js, render): wait for the new one
+    page.wait_for_function("before => document.querySelector('#attention tbody').textContent !== before", arg=before)
     assert int(np.argmax(grid(page)[3])) == 0  # money
 
 
