@@ -51,6 +51,9 @@ COMMON_LABELS = {
     # Translators: a control's label before its setting ("Residual connection: on"). The punctuation is
     # yours: Chinese and Japanese write a full-width colon and no space, "%(label)s："
     "control_label": N_("%(label)s: "),
+    # Translators: an example sentence as a caption names it: its English words, then its title in your
+    # language, as the lesson text names it ("by the river bank（河岸边）")
+    "sentence": N_("%(text)s (%(title)s)"),
 }
 
 
@@ -97,6 +100,10 @@ class FigureContext:
     def title(self, scenario: Scenario) -> str:
         """The scenario's title in the page's language (catalog context "scenario")."""
         return self.translations.pgettext("scenario", scenario.title)
+
+    def sentence(self, scenario: Scenario) -> str:
+        """The scenario as captions name it: its English words, then its title (the lessons name it so)."""
+        return self.t("sentence", text=" ".join(scenario.tokens), title=self.title(scenario))
 
     def num(self, value: float, decimals: int = 2) -> str:
         return format_number(value, self.lang.locale, decimals)

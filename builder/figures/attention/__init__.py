@@ -63,7 +63,7 @@ def views(ctx: FigureContext) -> dict[str, dict]:
                 else:
                     summary = ctx.t("summary", n=block, token=scenario.tokens[t], top=scenario.tokens[top],
                                     weight=ctx.num(weights[t][top]))
-                grid = {"caption": ctx.t("grid_caption", n=block, scenario=ctx.title(scenario), residual=ctx.on_off(residual)),
+                grid = {"caption": ctx.t("grid_caption", n=block, scenario=ctx.sentence(scenario), residual=ctx.on_off(residual)),
                         "corner": ctx.t("corner", looks=ctx.t("looks"), at=ctx.t("at")), "tokens": list(scenario.tokens), "tracked": t,
                         "cells": [[[ctx.num(w), round(min(float(w) / SCALE_TOP, 1.0), 3)] for w in row] for row in weights],
                         "top": [-1 if lead(row) is None else lead(row) for row in weights], "scale": scale}

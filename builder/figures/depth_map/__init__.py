@@ -209,7 +209,7 @@ def _view(ctx: FigureContext, scenario, runs, residual: bool, depth: int, top: f
     measures = [[ctx.num(0), ctx.num(base), ctx.num(spreads[residual][0])]] + [
         [ctx.num(height), ctx.num(length), ctx.num(spreads[residual][step.block]) if step.sublayer == "ffn" else ""]
         for x, height, _, length, step in bars]
-    caption = dict(token=token, scenario=ctx.title(scenario), residual=ctx.on_off(residual), depth=depth)
+    caption = dict(token=token, scenario=ctx.sentence(scenario), residual=ctx.on_off(residual), depth=depth)
     twins = [{"caption": ctx.t("twin_caption", **caption), "columns": [ctx.t("position")] + dims,
               "rows": [[head] + [ctx.num(v) for v in vector] for head, vector in zip(heads, vectors)]},
              {"caption": ctx.t("twin_measures_caption", measure=measure), "columns": [ctx.t("position"), measure, "‖x‖",
@@ -244,7 +244,7 @@ def _readout(ctx: FigureContext, scenario, run, residual, depth, step) -> dict:
     t = scenario.tracked
     notes = []
     if not residual or scenario is not ctx.scenarios[0]:
-        notes.append(ctx.t("text_note", scenario=ctx.title(ctx.scenarios[0])))
+        notes.append(ctx.t("text_note", scenario=ctx.sentence(ctx.scenarios[0])))
     if step.block > depth:
         notes.append(ctx.t("beyond"))
     rows, attention = [], None

@@ -127,7 +127,7 @@ def _view(ctx: FigureContext, scenario, groups, paths, residual, depth, frame, x
     blocks = list(range(depth + 1))
 
     def titles(group):  # “money in the bank”, or “by the river bank” and “bank by the river” sharing a path
-        names = [ctx.t("quoted", text=ctx.title(s)) for s in group]
+        names = [ctx.t("quoted", text=ctx.sentence(s)) for s in group]
         text = names[0]
         for name in names[1:]:
             text = ctx.t("and", first=text, second=name)
@@ -144,7 +144,7 @@ def _view(ctx: FigureContext, scenario, groups, paths, residual, depth, frame, x
         m = {"type": "line", "class": css, "symbol": "circle", "x": [round(float(p[0]), 4) for p in points],
              "y": [round(float(p[1]), 4) for p in points],
              # the hover names the path by its first sentence (the legend names them all)
-             "hover": [ctx.t("point", titles=ctx.t("quoted", text=ctx.title(group[0])), where=where(n))
+             "hover": [ctx.t("point", titles=ctx.t("quoted", text=ctx.sentence(group[0])), where=where(n))
                        + f"\n{x_name}: {ctx.num(p[0])}\n{y_name}: {ctx.num(p[1])}" for n, p in zip(blocks, points)]}
         if css == "path-other":
             m["dash"] = [7, 4]
