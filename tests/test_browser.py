@@ -69,6 +69,14 @@ PLOTTED = """(sel) => { const p = document.querySelector(sel + ' .plot'); if (!p
   return out.concat(Object.values(labels)); }"""
 
 
+def showing(page, figure, *wanted):
+    """Wait until a figure says it shows a state (lesson.js sets its data-state once its text, tables and
+    SVG charts show it, in the task that handles the change; Plotly's drawing is `plotted`'s business)."""
+    page.wait_for_function("([sel, wanted]) => { const s = (document.querySelector(sel).getAttribute('data-state') || '').split('&');"
+                           " return wanted.every(w => s.includes(w)); }", arg=[f"#{figure}", list(wanted)])
+    return page
+
+
 def plotted(page, chart="main", figure="depth-map"):
     """The drawn traces (and value labels, Plotly annotations) by mark class. Plotly redraws a new state
     when the browser is idle: wait until it has drawn the current one."""
@@ -359,8 +367,7 @@ def test_plotly_takes_over_with_the_same_values(site, open_page, lang, figure, c
 
 def test_print_shows_the_chart_and_the_current_numbers_without_errors(site, open_page):
     page = ready(open_page(lesson_url(site, "zh", fragment="#depth=4&residual=off&step=1")))
-    page.emulate_media(media="print")
-    page.wait_for_timeout(300)
+    page.emulate_media(media="print")  # print styles apply at once; the tables show the state since it was drawn
     assert not page.locator('#depth-map [data-control="residual"]').is_visible()
     chart = page.locator('#depth-map [data-chart="main"] [data-part="chart"]')
     assert chart.is_visible() and chart.bounding_box()["height"] > 150
@@ -401,9 +408,8 @@ def test_the_scenario_picker_switches_every_figure_and_the_url(site, open_page, 
     assert plotted(page)["bar-ffn-on"]["y"] == pytest.approx([e[1] for e in expected[1::2]], abs=1e-4)
     assert page.locator('#attention input[value="money-bank"]').is_checked()  # both pickers show one state
     title = catalog(lang).pgettext("scenario", "money in the bank")
-    # the tables follow the charts a frame later (lesson.js, render): wait for the new caption
-    page.wait_for_function("title => document.querySelector('#depth-map-twin caption').textContent.includes(title)",
-                           arg=title)
+    showing(page, "depth-map", "scenario=money-bank")  # its text and tables show the state (at once, with the chart)
+    assert title in page.locator("#depth-map-twin caption").first.text_content()
     assert title in page.locator('#depth-map [data-part="status"]').text_content() or \
         page.locator('#depth-map [data-part="status"]').text_content().strip()
     assert "scenario=money-bank" in page.locator(".language-switcher a").get_attribute("href")
@@ -453,11 +459,37 @@ def test_bank_looks_at_river_then_money_in_block_1(site, open_page):
     page = ready(open_page(lesson_url(site, "zh", fragment="#block=1")))
     bank = grid(page)[3]
     assert int(np.argmax(bank)) == 2  # river
-    before = page.locator("#attention tbody").text_content()
     page.locator('#attention input[value="money-bank"]').check()
-    # the tables follow the charts a frame later (lesson.js, render): wait for the new one
-    page.wait_for_function("before => document.querySelector('#attention tbody').textContent !== before", arg=before)
+    showing(page, "attention", "scenario=money-bank")
     assert int(np.argmax(grid(page)[3])) == 0  # money
+
+
+# In the task that handles the change, before any frame is painted: what each part of the page shows.
+SHOWN_AFTER_CHANGE = """(radio) => {
+  radio.click();
+  const chart = document.querySelector('#depth-map [data-chart="main"] [data-part="chart"]');
+  const visible = e => !!e && getComputedStyle(e).display !== 'none' && getComputedStyle(e).visibility !== 'hidden';
+  const svg = chart.querySelector('.chart-svg-wide');
+  return { summary: document.querySelector('#attention [data-part="summary"]').textContent,
+           bank: [...document.querySelectorAll('#attention tbody tr.tracked td')].map(td => td.textContent),
+           twin: document.querySelector('#depth-map-twin caption').textContent,
+           svg: visible(svg) ? [...svg.querySelectorAll('.bar-ffn-on [data-y]')].map(e => +e.getAttribute('data-y')) : null,
+           plotly: visible(chart.querySelector('.plot')) ? chart.getAttribute('data-plotted') : null,
+           state: chart.getAttribute('data-state') }; }"""
+
+
+def test_a_new_scenario_shows_everywhere_at_once_never_beside_the_old_one(site, open_page):
+    """The attention grid, its summary, the text twin and the chart change in the task of the change event:
+    no frame shows the new summary beside the old grid, or Plotly's drawing of the old state over the new SVG."""
+    page = ready(open_page(lesson_url(site, "zh", fragment="#block=1")))
+    plotted(page)  # Plotly has drawn river-bank: its drawing is what could be left in front
+    shown = page.evaluate(SHOWN_AFTER_CHANGE, page.locator('#attention input[value="money-bank"]').element_handle())
+    s = scenario("money-bank")
+    assert "“money”" in shown["summary"]
+    assert [float(c) for c in shown["bank"]] == pytest.approx(s.traces["pre-on"].steps[0].attention[s.tracked], abs=0.006)
+    assert catalog("zh").pgettext("scenario", "money in the bank") in shown["twin"]
+    assert shown["plotly"] in (None, shown["state"])  # Plotly's old drawing is not in front of the new state
+    assert shown["svg"] == pytest.approx([e[1] for e in bars(s.traces["pre-on"], s.tracked, 3, True)[1::2]], abs=1e-4)
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -682,8 +714,7 @@ def test_every_figure_table_shows_all_its_columns_on_a_phone(site, open_page, la
     for slug in ("transformer-block", "ffn-residual"):
         page = ready(open_page(lesson_url(site, lang, slug, fragment), viewport={"width": 390, "height": 844}))
         for button in page.locator('[data-control="twin"]').all():
-            button.click()
-        page.wait_for_timeout(300)  # the tables are drawn when the browser is idle
+            button.click()  # the tables are drawn with the state (as the page opened), the toggle shows them at once
         tables = page.evaluate(TABLE_WIDTHS)
         assert len(tables) >= (4 if slug == "transformer-block" else 1)
         for caption, scroll, client, table_scroll, table_client in tables:

@@ -164,6 +164,8 @@ def test_injected_markup_never_runs_in_the_browser(evil_site, open_page):
     page.locator('[data-control="step-next"]').click()
     page.locator('[data-control="step-prev"]').click()
     page.locator('#depth-map [data-control="twin"]').click()
+    # the hover is Plotly's: wait until it has drawn this state (until then the SVG shows it, and Plotly's is hidden)
+    page.wait_for_selector('#depth-map [data-chart="main"] [data-part="chart"].plotted')
     bar = page.locator('#depth-map [data-chart="main"] .plot .bars .point path').first
     bar.scroll_into_view_if_needed()
     box = bar.bounding_box()

@@ -221,9 +221,9 @@
   }
 
   function render(announce) {
-    // The charts first: Plotly measures text, which forces a layout of the whole page if anything else
-    // changed before it. Then what sits around them; the tables and readouts follow when the browser
-    // is idle (a frame later), so the chart is never kept waiting by DOM it does not need.
+    // Everything a reader sees of the state changes in this one task: the chart (as SVG, Plotly redraws
+    // it when idle), its captions, and the tables and readouts too. A table left for later would show
+    // the previous state beside the new caption for a frame or more (longer on a slow phone).
     draw();
     figures.forEach(function (f) {
       var view = viewOf(f), root = f.root;
@@ -253,18 +253,27 @@
     });
     controls("scenario").forEach(function (radio) { radio.checked = radio.value === state.scenario; });
     figures.forEach(function (f) { parts(f.root, "walkthrough").forEach(function (w) { stepControls(w); }); });
+    renderTables();
     announceState();
-    later(renderTables);
   }
 
   function renderTables() {
     figures.forEach(function (f) {
       var view = viewOf(f), root = f.root;
       if (!view) return;
-      parts(root, "twins").forEach(function (p) { twins(p, view, f.id); });
-      parts(root, "grid").forEach(function (p) { replace(p, [grid(view.grid, f.id)]); });
-      parts(root, "walkthrough").forEach(function (w) { walkthrough(w, view); });
+      parts(root, "twins").forEach(function (p) { if (changed(p, view.twins)) twins(p, view, f.id); });
+      parts(root, "grid").forEach(function (p) { if (changed(p, [view.grid])) replace(p, [grid(view.grid, f.id)]); });
+      parts(root, "walkthrough").forEach(function (w) {
+        if (changed(w, [state.step, view.steps[state.step - 1]])) walkthrough(w, view);
+      });
+      root.setAttribute("data-state", encode(state));  // what the figure shows now (its text, tables, SVG charts)
     });
+  }
+  // Whether a part is to show other tables than it does (views share theirs: one object per distinct table).
+  function changed(part, shows) {
+    var same = part.shows && part.shows.length === shows.length && shows.every(function (x, i) { return x === part.shows[i]; });
+    part.shows = shows;
+    return !same;
   }
 
   var queue = [], scheduled = null;
