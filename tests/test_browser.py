@@ -91,6 +91,11 @@ def layout(page, chart="main", figure="depth-map"):
     return page.evaluate("(sel) => document.querySelector(sel + ' .plot').layout", f'#{figure} [data-chart="{chart}"]')
 
 
+def y_title(page, chart="main", figure="depth-map"):
+    """The y axis's title in Plotly's drawing: an annotation above the axis (Plotly's own would be turned 90°)."""
+    return next(a["text"] for a in layout(page, chart, figure)["annotations"] if a.get("name") == "y-title")
+
+
 SVG_MARKS = """(sel) => [...document.querySelectorAll(sel + ' .chart-svg-wide [data-mark]')].map(g => ({
   mark: g.getAttribute('data-mark'),
   points: [...g.querySelectorAll('[data-x]')].map(e => [+e.getAttribute('data-x'), +e.getAttribute('data-y'),
@@ -152,11 +157,11 @@ def test_the_number_above_each_block_is_the_true_length_the_text_quotes(site, op
 def test_axis_legend_and_caption_say_what_the_heights_are(site, open_page, lang):
     page = ready(open_page(lesson_url(site, lang)))
     legend = lambda: [li.text_content().strip() for li in page.locator('#depth-map [data-chart="main"] .chart-legend li').all()]
-    assert layout(page)["yaxis"]["title"]["text"] == label(lang, "depth-map", "axis_y_on")
+    assert y_title(page) == label(lang, "depth-map", "axis_y_on")
     assert legend() == [label(lang, "depth-map", k) for k in ("ribbon", "attention_on", "ffn_on", "length_label")]
     assert page.locator('#depth-map [data-part="caption"]').text_content() == label(lang, "depth-map", "caption_on")
     page.locator('#depth-map [data-control="residual"]').click()
-    assert layout(page)["yaxis"]["title"]["text"] == label(lang, "depth-map", "axis_y_off")
+    assert y_title(page) == label(lang, "depth-map", "axis_y_off")
     assert legend() == [label(lang, "depth-map", k) for k in ("ribbon", "attention_off", "ffn_off", "length_label")]
     assert page.locator('#depth-map [data-part="caption"]').text_content() == label(lang, "depth-map", "caption_off")
 
@@ -975,3 +980,65 @@ def test_double_bars_in_inline_math_sit_close_to_what_they_enclose(real_site, op
     widths = page.evaluate("""() => [...document.querySelectorAll('article math:not([display=block]) mo')]
       .filter(mo => mo.textContent === '‖').map(mo => mo.getBoundingClientRect().width / parseFloat(getComputedStyle(mo).fontSize))""")
     assert len(widths) >= 4 and max(widths) < 0.6, widths
+
+
+# ---- Axis titles read across, in Chinese and Japanese alike -----------------------------------------------
+
+Y_TITLE = """(sel) => {
+  const root = document.querySelector(sel), box = root.querySelector('[data-part=chart]').getBoundingClientRect();
+  const plot = root.querySelector('.chart.plotted .plot');
+  const rect = e => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+  let title, top;
+  if (plot) {
+    const note = [...plot.querySelectorAll('.annotation')].find(a => a.getAttribute('data-index') !== null &&
+      plot.layout.annotations[+a.getAttribute('data-index')].name === 'y-title');
+    title = note && note.querySelector('.annotation-text');
+    top = plot.querySelector('.bglayer rect, .nsewdrag').getBoundingClientRect().top;
+    if (plot.layout.yaxis.title && plot.layout.yaxis.title.text) return { rotated: plot.layout.yaxis.title.text };
+  } else {
+    const svg = [...root.querySelectorAll('.chart-svg')].find(s => getComputedStyle(s).display !== 'none');
+    title = svg.querySelector('.axis-title-y');
+    top = Math.min(...[...svg.querySelectorAll('.grid')].map(g => g.getBoundingClientRect().top));
+  }
+  if (!title) return null;
+  return { text: title.textContent, box: rect(title), top: top, chart: [box.left, box.top, box.right, box.bottom],
+           size: parseFloat(getComputedStyle(title).fontSize) }; }"""
+
+
+def check_y_title(found, expected, where):
+    assert found and "rotated" not in found, (where, found)
+    assert found["text"] == expected, where
+    left, top, right, bottom = found["box"]
+    assert right - left > 1.4 * (bottom - top), (where, found)  # one line across: the characters stand upright
+    assert bottom - top < 2 * found["size"], (where, found)
+    assert bottom <= found["top"] + 1, (where, found)  # above the plot, clear of its top tick and the marks
+    assert left >= found["chart"][0] - 1 and right <= found["chart"][2] + 1, (where, found)  # inside the chart
+
+
+Y_TITLES = [("transformer-block", "depth-map", "main", "#residual=on&depth=3", "axis_y_on"),
+            ("transformer-block", "depth-map", "main", "#residual=off&depth=6", "axis_y_off"),
+            ("transformer-block", "depth-map", "spread", "#residual=off&depth=6", "spread_axis"),
+            ("transformer-block", "meaning-path", "main", "#residual=on&depth=6", None),
+            ("ffn-residual", "norm-compare", "main", "#depth=6", "axis_y")]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("width", [1280, 390])
+@pytest.mark.parametrize("mode", ["plotly", "svg", "print"])
+def test_vertical_axis_titles_read_across_above_the_axis(site, open_page, lang, width, mode):
+    """金融, 长度, 長さ: a y axis's title is set horizontally above the axis, not turned 90° with its characters
+    on their side; in Plotly, in the SVG (first paint, no Plotly) and on paper."""
+    for slug in ("transformer-block", "ffn-residual"):
+        page = open_page(lesson_url(site, lang, slug), viewport={"width": width, "height": 900},
+                         withhold=() if mode == "plotly" else ("plotly-basic.min.js",))
+        if mode == "plotly":
+            ready(page)
+        for page_slug, figure, chart, fragment, key in Y_TITLES:
+            if page_slug != slug:
+                continue
+            show_state(page, figure, chart, fragment if slug == "transformer-block" else fragment, mode == "plotly")
+            if mode == "print":
+                page.emulate_media(media="print")
+            expected = label(lang, figure, key) if key else catalog(lang).pgettext("dimension", "finance")
+            check_y_title(page.evaluate(Y_TITLE, f'#{figure} [data-chart="{chart}"]'), expected, (slug, chart, fragment, mode))
+            page.emulate_media(media="screen")

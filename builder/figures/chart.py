@@ -32,16 +32,19 @@ from html import escape
 # The SVG's own coordinate systems: a wide one for desktops and a narrow one for phones (site.css
 # shows one of them), so labels keep a readable size on both.
 # A panel (a smaller chart beside the main one) is lower. lesson.js uses the same margins for Plotly.
-SIZES = {"main": {"wide": (640, 320, {"l": 58, "r": 14, "t": 18, "b": 46}),
-                  "narrow": (360, 300, {"l": 46, "r": 8, "t": 18, "b": 42})},
-         "panel": {"wide": (640, 230, {"l": 58, "r": 14, "t": 18, "b": 46}),
-                   "narrow": (360, 240, {"l": 46, "r": 8, "t": 18, "b": 42})}}
+# The top margin holds the y axis's title, set horizontally above the axis (AXIS_TITLE): Chinese and
+# Japanese read sideways when a title is turned 90°.
+SIZES = {"main": {"wide": (640, 334, {"l": 58, "r": 14, "t": 32, "b": 46}),
+                  "narrow": (360, 314, {"l": 46, "r": 8, "t": 32, "b": 42})},
+         "panel": {"wide": (640, 244, {"l": 58, "r": 14, "t": 32, "b": 46}),
+                   "narrow": (360, 254, {"l": 46, "r": 8, "t": 32, "b": 42})}}
 FONT = {"wide": 12.5, "narrow": 11}  # text size in the SVG's units (site.css), and Plotly's in pixels
 GAP = 8  # a value label keeps this far from its point: clear of a marker (radius 5.5) and its outline
 CENTRE = GAP + 7  # a label above or below its point has its middle this far from it
 HATCH = 5.5  # hatching: one stripe of the background every 5.5 units, 1.5 wide (as the legend's swatch)
 RADIUS = 5.5  # point markers
-STEPS = (1, 2, 5, 10)  # round tick steps: 1, 2 or 5 times a power of ten
+STEPS = (1, 2, 5, 10)
+AXIS_TITLE = (4, 11)  # the y axis's title: its left end and its middle, from the drawing's top left corner  # round tick steps: 1, 2 or 5 times a power of ten
 
 
 def frame(chart: dict, size: str):
@@ -272,8 +275,9 @@ def render_svg(chart: dict, size: str, highlight: list | None = None) -> str:
     out.append(f'<line class="axis" x1="{left}" x2="{right}" y1="{bottom}" y2="{bottom}"/>')
     out.append(f'<text class="axis-title" x="{f((left + right) / 2)}" y="{height - 6}" text-anchor="middle">'
                f'{escape(chart["x"]["title"])}</text>')
-    out.append(f'<text class="axis-title" transform="translate(13 {f((top + bottom) / 2)}) rotate(-90)" '
-               f'text-anchor="middle">{escape(chart["y"]["title"])}</text>')
+    # The y title reads across, above the tick labels (upright characters), never turned on its side.
+    out.append(f'<text class="axis-title axis-title-y" x="{AXIS_TITLE[0]}" y="{AXIS_TITLE[1]}" text-anchor="start" '
+               f'dominant-baseline="central">{escape(chart["y"]["title"])}</text>')
     out.append("</g>")
     for mark in chart["marks"]:
         out.append(_mark(mark, sx, sy))

@@ -354,8 +354,8 @@
     });
     axes.appendChild(svgEl("line", { "class": "axis", x1: left, x2: right, y1: bottom, y2: bottom }));
     axes.appendChild(svgEl("text", { "class": "axis-title", x: f1((left + right) / 2), y: height - 6, "text-anchor": "middle" }, chart.x.title));
-    axes.appendChild(svgEl("text", { "class": "axis-title", transform: "translate(13 " + f1((top + bottom) / 2) + ") rotate(-90)",
-                                     "text-anchor": "middle" }, chart.y.title));
+    axes.appendChild(svgEl("text", { "class": "axis-title axis-title-y", x: G.axis_title[0], y: G.axis_title[1], "text-anchor": "start",
+                                     "dominant-baseline": "central" }, chart.y.title));
     chart.marks.forEach(function (mark) {
       var attrs = { "class": "mark mark-" + mark.type + " " + mark["class"], "data-mark": mark["class"] };
       if (mark.type !== "text") attrs.style = "--c: var(--mark-" + mark["class"].split(" ")[0] + ")";
@@ -496,16 +496,19 @@
   function layout(chart) {
     var narrow = window.matchMedia("(max-width: 600px)").matches, fg = colour("fg"), line = colour("line"), bg = colour("bg");
     var m = frameOf(chart, narrow ? "narrow" : "wide")[2];  // the SVG's margins, as builder/figures/chart.py
+    // The y title reads across, above the axis, where the SVG has it (Plotly would turn it on its side).
+    var yTitle = { text: esc(chart.y.title), xref: "paper", yref: "paper", x: 0, y: 1, xanchor: "left", yanchor: "middle",
+                   xshift: G.axis_title[0] - m.l, yshift: m.t - G.axis_title[1], showarrow: false, font: { color: fg }, name: "y-title" };
     function axis(a, ticks, isX) {
       return { range: a.range, tickvals: ticks.map(function (t) { return t[0]; }),
-               ticktext: ticks.map(function (t) { return esc(isX && narrow ? t[2] : t[1]); }), title: { text: esc(a.title), standoff: 6 },
+               ticktext: ticks.map(function (t) { return esc(isX && narrow ? t[2] : t[1]); }), title: { text: isX ? esc(a.title) : "", standoff: 6 },
                fixedrange: true, zeroline: false, gridcolor: isX ? "rgba(0,0,0,0)" : line, linecolor: fg, showline: isX,
                tickangle: 0, automargin: false };
     }
     return { template: null, paper_bgcolor: bg, plot_bgcolor: bg, margin: { l: m.l, r: m.r, t: m.t, b: m.b }, dragmode: false,
              showlegend: false, barmode: "overlay", font: { color: fg, family: theme.font, size: narrow ? G.font.narrow : G.font.wide },
              xaxis: axis(chart.x, chart.x.ticks, true), yaxis: axis(chart.y, chart.y.ticks, false), hovermode: "closest",
-             annotations: labels(chart, fg) };
+             annotations: labels(chart, fg).concat([yTitle]) };
   }
 
   // A state change is drawn at once as SVG (a few milliseconds); Plotly, once loaded, redraws the same

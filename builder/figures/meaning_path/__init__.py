@@ -21,7 +21,7 @@ from builder.figures.chart import legend, nice_range, place_labels, tick_decimal
 from builder.steps import MAX_BLOCK
 
 WIDE, NARROW = 640, 360  # the drawing's widths (as the other charts); its height keeps one unit the same across and up
-MARGINS = {"wide": {"l": 58, "r": 14, "t": 18, "b": 46}, "narrow": {"l": 46, "r": 8, "t": 18, "b": 42}}
+MARGINS = {"wide": {"l": 58, "r": 14, "t": 32, "b": 46}, "narrow": {"l": 46, "r": 8, "t": 32, "b": 42}}  # as chart.SIZES
 SAME_POINT = 0.05  # points closer than this (in the axes' units) are one point to the eye and share a label
 OUTLINE = 0.5  # the walkthrough's square around a point, in the axes' units
 
