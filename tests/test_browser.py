@@ -18,7 +18,7 @@ from conftest import CONTENT, FIXTURE
 pytestmark = pytest.mark.browser
 LANGS = ["zh", "ja"]
 LOCALES = {"zh": "zh_Hans", "ja": "ja"}
-OFFSET = 0.19  # where a block's attention and FFN bars sit (builder/figures/depth_map)
+OFFSET = 0.23  # where a block's attention and FFN bars sit (builder/figures/depth_map)
 
 
 def lesson_url(site, lang, slug="transformer-block", fragment=""):
@@ -115,8 +115,14 @@ def bars(run, t, depth, residual):
 
 
 def spread(run, depth):
-    states = [run.x0] + [s.after for s in run.steps[: 2 * depth] if s.sublayer == "ffn"]
+    """The largest distance between two words: at the input, then after every sublayer up to `depth`."""
+    states = [run.x0] + [s.after for s in run.steps[: 2 * depth]]
     return [np.linalg.norm(x[:, None] - x[None], axis=-1).max() for x in states]
+
+
+def sublayer_xs(depth):
+    """Where the panel draws its points: the input, then under each bar of the depth map."""
+    return [0] + [round(b + d, 2) for b in range(1, depth + 1) for d in (-OFFSET, OFFSET)]
 
 
 # ---- The depth map says what the trace shows ------------------------------------------------------
@@ -147,7 +153,7 @@ def test_the_number_above_each_block_is_the_true_length_the_text_quotes(site, op
     s = scenario()
     lengths = np.linalg.norm(s.traces["pre-on" if residual else "pre-off"].block_outputs()[:5, s.tracked], axis=-1)
     labels = plotted(page)["value"]
-    assert labels["x"] == [1, 2, 3, 4, 5]
+    assert labels["x"] == [round(b + OFFSET, 2) for b in range(1, 6)]  # over the FFN's column, the block's last diamond
     assert labels["text"] == [num(v, lang, 1) for v in lengths]
     svg = page.locator('#depth-map [data-chart="main"] .chart-svg-wide text.value').all_text_contents()
     assert svg == labels["text"]  # the SVG (print, no Plotly) says the same
@@ -202,28 +208,37 @@ def test_the_token_panel_shows_every_word_collapse_without_the_residual(site, op
     page = ready(open_page(lesson_url(site, lang, fragment="#residual=off&depth=6")))
     drawn = plotted(page, "spread")
     s = scenario()
+    assert drawn["spread-off"]["x"] == sublayer_xs(6)  # a point under each bar of the depth map
     assert drawn["spread-off"]["y"] == pytest.approx(spread(s.traces["pre-off"], 6), abs=1e-4)  # the current state
-    assert drawn["spread-compare"]["y"] == pytest.approx(spread(s.traces["pre-on"], 6), abs=1e-4)  # the other, to compare
-    assert drawn["spread-off"]["y"][2] < 1e-3 < drawn["spread-compare"]["y"][2]  # collapsed after block 2, only without it
+    assert drawn["spread-compare"]["y"] == pytest.approx(spread(s.traces["pre-on"], 6), abs=1e-4)  # residual on, to compare
+    assert drawn["spread-off"]["y"][4] < 1e-3 < drawn["spread-compare"]["y"][4]  # collapsed after block 2, only without it
+    assert drawn["spread-off"]["y"][1] < 0.2 < drawn["spread-off"]["y"][0]  # block 1's attention alone does most of it
 
 
 @pytest.mark.parametrize("lang", LANGS)
-def test_the_token_panel_shows_the_current_state(site, open_page, lang):
-    """Toggling the residual or changing the depth changes the panel: the current state in its colour, up to
-    the current depth, with its numbers; the other state grey underneath."""
+def test_the_token_panel_shows_the_current_state_and_never_spoils_the_prediction(site, open_page, lang):
+    """The lesson asks the reader to predict what turning the residual off does: with it on, the panel shows the
+    residual-on line alone, up to the depth. Turned off, it shows the collapse with the residual-on line grey
+    underneath, up to the same depth as the rest of the figure, and the legend says which is which."""
     page = ready(open_page(lesson_url(site, lang, fragment="#residual=on&depth=3")))
     s = scenario()
+    legend = lambda: [t.strip() for t in page.locator('#depth-map [data-chart="spread"] .chart-legend li').all_text_contents()]
     on = plotted(page, "spread")
-    assert on["spread-on"]["x"] == [0, 1, 2, 3] and on["spread-compare"]["x"] == list(range(7))
-    assert on["value"]["text"] == [num(v, lang, 1) for v in spread(s.traces["pre-on"], 3)]
-    legend = page.locator('#depth-map [data-chart="spread"] .chart-legend li').all_text_contents()
-    assert [t.strip() for t in legend] == [label(lang, "depth-map", "spread_on"), label(lang, "depth-map", "spread_compare_off")]
+    assert "spread-compare" not in on and "spread-off" not in on
+    assert on["spread-on"]["x"] == sublayer_xs(3)
+    assert on["value"]["text"][:1] + on["value"]["text"][-3:] == [num(v, lang, 1) for v in spread(s.traces["pre-on"], 3)[0::2]]
+    assert legend() == [label(lang, "depth-map", "spread_on")]
+    svg = {m["mark"] for m in page.evaluate(SVG_MARKS, '#depth-map [data-chart="spread"]')}
+    assert "spread-compare" not in svg  # nor at first paint, nor on paper
     page.locator('#depth-map [data-control="residual"]').click()
     off = plotted(page, "spread")
     assert "spread-off" in off and "spread-on" not in off
-    assert off["spread-compare"]["y"] == pytest.approx(spread(s.traces["pre-on"], 6), abs=1e-4)
-    legend = page.locator('#depth-map [data-chart="spread"] .chart-legend li').all_text_contents()
-    assert [t.strip() for t in legend] == [label(lang, "depth-map", "spread_off"), label(lang, "depth-map", "spread_compare_on")]
+    assert off["spread-compare"]["x"] == off["spread-off"]["x"] == sublayer_xs(3)  # it follows the depth
+    assert off["spread-compare"]["y"] == pytest.approx(spread(s.traces["pre-on"], 3), abs=1e-4)
+    assert legend() == [label(lang, "depth-map", "spread_off"), label(lang, "depth-map", "spread_compare_on")]
+    page.locator('#depth-map [data-control="depth"]').focus()
+    page.keyboard.press("End")
+    assert plotted(page, "spread")["spread-compare"]["x"] == sublayer_xs(6)
 
 
 def outline(page):
@@ -1042,3 +1057,68 @@ def test_vertical_axis_titles_read_across_above_the_axis(site, open_page, lang, 
             expected = label(lang, figure, key) if key else catalog(lang).pgettext("dimension", "finance")
             check_y_title(page.evaluate(Y_TITLE, f'#{figure} [data-chart="{chart}"]'), expected, (slug, chart, fragment, mode))
             page.emulate_media(media="screen")
+
+
+# ---- Each number says which mark it belongs to --------------------------------------------------------------
+
+BLOCK_NUMBERS = """([sel, state]) => {
+  const root = document.querySelector(sel);
+  const rect = e => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+  const byX = list => list.sort((a, b) => a[0] - b[0]);
+  const plot = root.querySelector('.chart.plotted .plot');
+  if (plot) {
+    const trace = meta => [...plot.querySelectorAll('.trace')].find(t => t.__data__ && t.__data__[0].trace.meta === meta);
+    const notes = [...plot.querySelectorAll('.annotation')].filter(a => plot.layout.annotations[+a.getAttribute('data-index')].name === 'value');
+    return { labels: byX(notes.map(a => rect(a.querySelector('.annotation-text')))),
+             ffn: byX([...trace('bar-ffn-' + state).querySelectorAll('.point path')].map(rect)),
+             attention: byX([...trace('bar-attention-' + state).querySelectorAll('.point path')].map(rect)),
+             diamonds: byX([...trace('length').querySelectorAll('.points path')].map(rect)) };
+  }
+  const svg = [...root.querySelectorAll('.chart-svg')].find(s => getComputedStyle(s).display !== 'none');
+  return { labels: byX([...svg.querySelectorAll('text.value')].map(rect)),
+           ffn: byX([...svg.querySelectorAll('.bar-ffn-' + state + ' rect')].map(rect)),
+           attention: byX([...svg.querySelectorAll('.bar-attention-' + state + ' rect')].map(rect)),
+           diamonds: byX([...svg.querySelectorAll('.length .point')].map(rect)) }; }"""
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("width", [1280, 390])
+@pytest.mark.parametrize("plotly", [True, False])
+def test_each_block_number_sits_on_the_diamond_it_reports_not_on_the_other_bar(site, open_page, lang, width, plotly):
+    """The number over a block is its last diamond's (‖x‖ after the FFN). With the residual off the attention bar
+    beside it is six times taller: the number sits right over the FFN's column, clear of the attention bar."""
+    page = open_page(lesson_url(site, lang), viewport={"width": width, "height": 900},
+                     withhold=() if plotly else ("plotly-basic.min.js",))
+    if plotly:
+        ready(page)
+    for state, depth in (("off", 6), ("off", 3), ("on", 6)):
+        show_state(page, "depth-map", "main", f"#residual={state}&depth={depth}", plotly)
+        found = page.evaluate(BLOCK_NUMBERS, ['#depth-map [data-chart="main"]', state])
+        labels, ffn, attention, diamonds = found["labels"], found["ffn"], found["attention"], found["diamonds"][1::2]
+        assert len(labels) == len(ffn) == len(attention) == len(diamonds) == depth, (state, depth, found)
+        for label_box, bar, other, diamond in zip(labels, ffn, attention, diamonds):
+            middle = (label_box[0] + label_box[2]) / 2
+            assert bar[0] - 1 <= middle <= bar[2] + 1, (state, depth, label_box, bar)  # over the FFN's column
+            assert label_box[0] >= other[2], (state, depth, label_box, other)  # not over the attention bar
+            column_top = min(bar[1], diamond[1])
+            assert 0 <= column_top - label_box[3] <= 20, (state, depth, label_box, column_top)  # right above it
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_meaning_path_legend_reads_as_one_phrase(site, open_page, lang):
+    """“河岸边”和“河岸边（词序调换）”, the picked sentences sharing one path: said in one phrase, not with two
+    bracketed remarks in a row."""
+    import re
+
+    page = open_page(lesson_url(site, lang))
+    legend = [t.strip() for t in page.locator('#meaning-path .chart-legend li').all_text_contents()]
+    river, reordered, money = (catalog(lang).pgettext("scenario", t) for t in ("by the river bank", "bank by the river", "money in the bank"))
+    quoted = lambda t: label(lang, "meaning-path", "quoted", text=t)
+    assert legend[0] == label(lang, "meaning-path", "picked_shared",
+                              titles=label(lang, "meaning-path", "and", first=quoted(river), second=quoted(reordered)))
+    page.locator('#meaning-path input[value="money-bank"]').check()
+    legend = [t.strip() for t in page.locator('#meaning-path .chart-legend li').all_text_contents()]
+    assert legend[0] == label(lang, "meaning-path", "picked", titles=quoted(money))
+    assert money in legend[0] and river in legend[1] and reordered in legend[1]
+    for text in legend:
+        assert not re.search(r"[)）]\s*[(（]", text), text  # no two bracketed groups in a row

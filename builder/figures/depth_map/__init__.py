@@ -3,12 +3,13 @@
 Residual on, the seed's picture: the input's length ‖x₀‖ as a ribbon underneath, and on it, per
 block, two bars (after attention, after the FFN) whose height is the correction accumulated so far,
 ‖x − x₀‖. Stacked heights are not lengths (‖x₀‖ + ‖x − x₀‖ ≥ ‖x‖), so a diamond marks the stream's
-true length ‖x‖ after each sublayer; the number above each block is that length after the block (the
-figure the lessons quote). Residual off: the ribbon is cut at the entrance and each bar is the
+true length ‖x‖ after each sublayer; each block's number, over its FFN column, is its last diamond's: that
+length after the block (the figure the lessons quote). Residual off: the ribbon is cut at the entrance and each bar is the
 sublayer's output ‖Δ‖, hatched, which is then the whole stream. Every state of every scenario shares
 one y scale, so on and off, and one sentence and another, compare at a glance. A panel under the
-walkthrough shows how far apart the tokens are (the largest distance between any two) in the current
-state, up to the current depth, with the other state grey to compare: without the residual they collapse.
+walkthrough shows how far apart the tokens are (the largest distance between any two) after every sublayer
+of the current state, up to the current depth; with the residual off, the residual-on line is drawn grey
+to compare (never while it is on: the lesson asks the reader to predict the collapse first).
 """
 
 from __future__ import annotations
@@ -17,11 +18,12 @@ import numpy as np
 
 from builder.figures import FOLDER, FigureContext, FigureKind, N_, view_key
 from builder.figures.chart import legend, nice_ticks, place_labels, tick_decimals
-from builder.figures.tokens import spread
+from builder.figures.tokens import spread, sublayer_spread
 from builder.steps import MAX_BLOCK
 
-OFFSET = 0.19  # each block's two bars sit this far left (attention) and right (FFN) of its centre
-BAR_WIDTH = 0.34
+OFFSET = 0.23  # each block's two bars sit this far left (attention) and right (FFN) of its centre: room for the
+# number over the FFN column beside a tall attention bar, on a phone at depth 6
+BAR_WIDTH = 0.32
 
 LABELS = {
     "title": N_("Depth map"),
@@ -40,7 +42,7 @@ LABELS = {
     "attention_off": N_("‖Δ‖ of attention"),
     "ffn_off": N_("‖Δ‖ of the FFN"),
     "length": N_("True length ‖x‖"),
-    "length_label": N_("True length ‖x‖, the number above each block"),
+    "length_label": N_("True length ‖x‖; the number over a block is its last diamond's"),
     "after_attention": N_("Block %(n)s, after attention"),
     "after_ffn": N_("Block %(n)s, after the FFN"),
     "spread_title": N_("How far apart are the four words?"),
@@ -48,7 +50,6 @@ LABELS = {
     "spread_on": N_("Residual on"),
     "spread_off": N_("Residual off"),
     "spread_compare_on": N_("Residual on, to compare"),
-    "spread_compare_off": N_("Residual off, to compare"),
     "spread_column": N_("Spread of the words"),
     "spread_label": N_("The largest distance between any two words' vectors after each block: %(on)s with the "
                        "residual on, %(off)s with it off."),
@@ -87,7 +88,7 @@ def views(ctx: FigureContext) -> dict[str, dict]:
     out = {}
     runs = {s.name: {True: s.traces["pre-on"], False: s.traces["pre-off"]} for s in ctx.scenarios}
     top = max(_scale(runs[s.name], s.tracked) for s in ctx.scenarios)
-    spread_top = max(spread(r).max() for by in runs.values() for r in by.values()) * 1.18
+    spread_top = max(sublayer_spread(r).max() for by in runs.values() for r in by.values()) * 1.18
     for scenario in ctx.scenarios:
         for residual in (True, False):
             for depth in range(1, MAX_BLOCK + 1):
@@ -153,13 +154,12 @@ def _view(ctx: FigureContext, scenario, runs, residual: bool, depth: int, top: f
     marks.append({"type": "points", "class": "length", "symbol": "diamond", "x": [round(b[0], 2) for b in bars],
                   "y": [round(b[3], 4) for b in bars],
                   "hover": [f"{where(b[4])}\n{ctx.t('length')}: {ctx.num(b[3])}" for b in bars]})
-    # Each block's label is the diamond's number, the stream's true length after the block (the figure the
-    # text quotes), over the middle of the block, above everything the block draws.
-    blocks = range(1, depth + 1)
-    tops = {n: max(max(b[2] + b[1], b[3]) for b in bars if b[4].block == n) for n in blocks}
-    lengths = {b[4].block: b[3] for b in bars if b[4].sublayer == "ffn"}
-    marks.append({"type": "text", "class": "value", "candidates": ["above"], "x": list(blocks),
-                  "y": [round(tops[n] + pad, 4) for n in blocks], "text": [ctx.num(lengths[n], 1) for n in blocks]})
+    # Each block's number is its last diamond's, the stream's true length after the block (the figure the
+    # text quotes), set right above that diamond's column (the FFN's), so it never reads as the height of
+    # the other bar (with the residual off, the tall attention bar beside it).
+    ends = [b for b in bars if b[4].sublayer == "ffn"]
+    marks.append({"type": "text", "class": "value", "candidates": ["above"], "x": [round(b[0], 2) for b in ends],
+                  "y": [round(max(b[2] + b[1], b[3]) + pad, 4) for b in ends], "text": [ctx.num(b[3], 1) for b in ends]})
     ticks = [[b, ctx.block(b), "x₀" if b == 0 else str(b)] for b in range(depth + 1)]
     last = bars[-1]
     summary = (ctx.t("summary_on", depth=depth, token=token, moved=ctx.num(last[1], 1), base=ctx.num(base, 1),
@@ -174,41 +174,41 @@ def _view(ctx: FigureContext, scenario, runs, residual: bool, depth: int, top: f
                                    (f"bar-ffn-{state}", ctx.t(f"ffn_{state}")), ("length", ctx.t("length_label"))])
     place_labels(main)
 
-    # The panel: how far apart all the words are, after each block. The current state is drawn in its
-    # colour up to the current depth, with its numbers; the other state stays underneath, grey, the whole
-    # way, to compare with: toggling the residual swaps them, so the collapse shows as it happens.
-    spreads = {r: spread(runs[r]) for r in (True, False)}
+    # The panel: how far apart all the words are after every sublayer, each point under its bar above (the
+    # same x axis), up to the current depth, with its numbers. With the residual off, the residual-on state
+    # is drawn grey underneath, up to the same depth, to compare with; with it on, nothing else is drawn: the
+    # lesson asks the reader to predict what turning the residual off does before the figure shows it.
+    spreads = {r: sublayer_spread(runs[r], depth) for r in (True, False)}
     s_top, s_ticks = nice_ticks(spread_top)
     s_dec = tick_decimals(s_ticks)
-    every = list(range(MAX_BLOCK + 1))
-    shown = list(range(depth + 1))
-    other = "off" if residual else "on"
-    panel_ticks = [[b, ctx.block(b), "x₀" if b == 0 else str(b)] for b in every]
-    panel_label = ctx.t("spread_label", on=" → ".join(ctx.num(v, 1) for v in spreads[True]),
-                        off=" → ".join(ctx.num(v, 1) for v in spreads[False]))
-    panel = {"x": {"range": [-0.4, MAX_BLOCK + 0.4], "ticks": panel_ticks, "title": ctx.t("axis_x")},
+    xs = [0] + [round(b[0], 2) for b in bars]
+    names = [ctx.t("input")] + [where(b[4]) for b in bars]
+
+    def spread_line(r, css, symbol):
+        return {"type": "line", "class": css, "symbol": symbol, "x": xs, "y": [round(v, 4) for v in spreads[r]],
+                "hover": [f"{name}\n{ctx.t('spread_' + ('on' if r else 'off'))}: {ctx.num(v)}"
+                          for name, v in zip(names, spreads[r])]}
+
+    mine = spreads[residual]
+    panel_marks = ([] if residual else [dict(spread_line(True, "spread-compare", "circle"), dash=[7, 4])]) + [
+        spread_line(residual, f"spread-{state}", "circle" if residual else "square"),
+        # the numbers: the input's, then each attention's that changes the number shown (the text quotes block
+        # 1's, the collapse), then the block ends (the lessons quote them); each where it has room
+        _spread_labels(xs, mine, ctx)]
+    every = spread(runs[True]), spread(runs[False])
+    panel_label = ctx.t("spread_label", on=" → ".join(ctx.num(v, 1) for v in every[0]),
+                        off=" → ".join(ctx.num(v, 1) for v in every[1]))
+    panel = {"x": {"range": [-0.6, depth + 0.6], "ticks": ticks, "title": ctx.t("axis_x")},
              "y": {"range": [0, s_top], "ticks": [[v, ctx.num(v, s_dec)] for v in s_ticks], "title": ctx.t("spread_axis")},
-             "marks": [{"type": "line", "class": "spread-compare", "symbol": "square" if residual else "circle",
-                        "dash": [7, 4], "x": every, "y": [round(v, 4) for v in spreads[not residual]],
-                        "hover": [f"{ctx.block(b)}\n{ctx.t('spread_' + other)}: {ctx.num(v)}"
-                                  for b, v in zip(every, spreads[not residual])]},
-                       {"type": "line", "class": f"spread-{state}", "symbol": "circle" if residual else "square",
-                        "x": shown, "y": [round(v, 4) for v in spreads[residual][: depth + 1]],
-                        "hover": [f"{ctx.block(b)}\n{ctx.t('spread_' + state)}: {ctx.num(v)}"
-                                  for b, v in zip(shown, spreads[residual])]},
-                       {"type": "text", "class": "value", "optional": True, "candidates": ["above", "right", "below"],
-                        "x": shown, "y": [round(v, 4) for v in spreads[residual][: depth + 1]],
-                        "text": [ctx.num(v, 1) for v in spreads[residual][: depth + 1]]}],
-             "label": panel_label, "size": "panel", "title": ctx.t("spread_title"), "highlights": []}
-    panel["legend"] = legend(panel, [(f"spread-{state}", ctx.t(f"spread_{state}")),
-                                     ("spread-compare", ctx.t(f"spread_compare_{other}"))])
+             "marks": panel_marks, "label": panel_label, "size": "panel", "title": ctx.t("spread_title"), "highlights": []}
+    panel["legend"] = legend(panel, [(f"spread-{state}", ctx.t(f"spread_{state}"))]
+                             + ([] if residual else [("spread-compare", ctx.t("spread_compare_on"))]))
     place_labels(panel)
 
     heads = [ctx.t("input")] + [where(b[4]) for b in bars]
     vectors = [x0] + [b[4].after[t] for b in bars]
-    measures = [[ctx.num(0), ctx.num(base), ctx.num(spreads[residual][0])]] + [
-        [ctx.num(height), ctx.num(length), ctx.num(spreads[residual][step.block]) if step.sublayer == "ffn" else ""]
-        for x, height, _, length, step in bars]
+    measures = [[ctx.num(0), ctx.num(base), ctx.num(mine[0])]] + [
+        [ctx.num(height), ctx.num(length), ctx.num(mine[i + 1])] for i, (x, height, _, length, step) in enumerate(bars)]
     caption = dict(token=token, scenario=ctx.sentence(scenario), residual=ctx.on_off(residual), depth=depth)
     twins = [{"caption": ctx.t("twin_caption", **caption), "columns": [ctx.t("position")] + dims,
               "rows": [[head] + [ctx.num(v) for v in vector] for head, vector in zip(heads, vectors)]},
@@ -218,6 +218,13 @@ def _view(ctx: FigureContext, scenario, runs, residual: bool, depth: int, top: f
     return {"charts": {"main": main, "spread": panel}, "twins": twins, "summary": summary,
             "caption": ctx.t("caption_on" if residual else "caption_off"),
             "steps": [_readout(ctx, scenario, run, residual, depth, step) for step in ctx.walkthrough]}
+
+
+def _spread_labels(xs, values, ctx) -> dict:
+    texts = [ctx.num(v, 1) for v in values]
+    order = [0] + [i for i in range(1, len(xs), 2) if texts[i] != texts[i - 1]] + list(range(2, len(xs), 2))
+    return {"type": "text", "class": "value", "optional": True, "candidates": ["above", "right", "below"],
+            "x": [xs[i] for i in order], "y": [round(float(values[i]), 4) for i in order], "text": [texts[i] for i in order]}
 
 
 def _highlight(step, bars, base, residual, depth, pad):

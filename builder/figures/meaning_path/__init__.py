@@ -34,8 +34,10 @@ LABELS = {
                       "along. The paths of “%(token)s”, %(x)s across and %(y)s up; the picked sentence in colour."),
     "quoted": N_("“%(text)s”"),
     "and": N_("%(first)s and %(second)s"),
-    "shared": N_("%(titles)s (one and the same path)"),
+    # A legend entry is one phrase: the sentences, then what the line is (a title may end in brackets itself)
+    "shared": N_("%(titles)s: one and the same path"),
     "picked": N_("%(titles)s, the picked sentence"),
+    "picked_shared": N_("%(titles)s: one and the same path, the picked sentences"),
     "point": N_("%(titles)s, %(where)s"),
     "summary": N_("Residual %(residual)s, %(depth)s blocks: “%(token)s” ends at %(x)s %(xv)s, %(y)s %(yv)s in "
                   "%(titles)s; %(others)s."),
@@ -133,7 +135,9 @@ def _view(ctx: FigureContext, scenario, groups, paths, residual, depth, frame, x
             text = ctx.t("and", first=text, second=name)
         return text
 
-    def named(group):
+    def named(group):  # a legend entry: one phrase, whether the path is one sentence's or shared, picked or not
+        if group is picked:
+            return ctx.t("picked_shared" if len(group) > 1 else "picked", titles=titles(group))
         return ctx.t("shared", titles=titles(group)) if len(group) > 1 else titles(group)
 
     def where(n):
@@ -174,7 +178,7 @@ def _view(ctx: FigureContext, scenario, groups, paths, residual, depth, frame, x
              "y": {"range": [y_lo, y_hi], "ticks": [[v, ctx.num(v, yd)] for v in y_ticks], "title": y_name},
              "marks": marks, "label": summary, "frame": frame,
              "highlights": [_outline(step, mine, depth) for step in ctx.walkthrough]}
-    chart["legend"] = legend(chart, [("path-picked", ctx.t("picked", titles=named(picked)))]
+    chart["legend"] = legend(chart, [("path-picked", named(picked))]
                              + ([("path-other", "; ".join(named(g) for g in others))] if others else []))
     place_labels(chart)
     twins = [{"caption": ctx.t("twin_caption", token=token, titles=titles(g), residual=ctx.on_off(residual), x=x_name, y=y_name),
