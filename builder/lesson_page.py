@@ -191,19 +191,21 @@ def render_lesson(inputs, lesson: Lesson, lang: Language, translations, page: di
     if wrong:
         raise UserError(wrong)
     if lesson.figures:
-        views = {name: remembered(inputs, ("views", lang.code, name, tuple(lesson.walkthrough), args[name]), scenarios,
+        labels = inputs.glossary.break_units(lang.code)  # figure labels never break inside a term either
+        views = {name: remembered(inputs, ("views", lang.code, name, tuple(lesson.walkthrough), args[name], labels), scenarios,
                                   lambda name=name: figure_views(name, lang, translations, scenarios, lesson.walkthrough,
-                                                                 args[name]))
+                                                                 args[name], labels))
                  for name in lesson.figures}
-        figures = {name: remembered(inputs, ("figure", lang.code, name, tuple(lesson.figures), bool(lesson.walkthrough)), scenarios,
+        figures = {name: remembered(inputs, ("figure", lang.code, name, tuple(lesson.figures), bool(lesson.walkthrough), labels),
+                                    scenarios,
                                     lambda name=name: render_figure(inputs.env, inputs.templates, translations, lang, name,
                                                                     views[name], scenarios, bool(lesson.walkthrough),
-                                                                    lesson.figures))
+                                                                    lesson.figures, labels))
                    for name in lesson.figures}
         # Serialised (and escaped for the script element) once: every page with these figures embeds the same data.
-        data = remembered(inputs, ("data", lang.code, tuple(lesson.figures), tuple(lesson.walkthrough)), scenarios,
+        data = remembered(inputs, ("data", lang.code, tuple(lesson.figures), tuple(lesson.walkthrough), labels), scenarios,
                           lambda: json_for_script(to_json(page_data(translations, lang, scenarios, lesson.walkthrough,
-                                                                    views))))
+                                                                    views, labels))))
     units = inputs.glossary.break_units(shown_lang.code)  # headings never break inside a term
     rendered = inputs.renderer.render(lesson.body, lesson.path, lesson.body_line, resolve, figures, shown_lang.code, units,
                                       resolve_plain=lambda ref: resolve(ref, None))  # output blocks: as Python prints

@@ -37,7 +37,7 @@ ALLOWED = {
     "figures.chart": set(),
     "figures.tokens": {"engine"},
     **{unit: {"figures", "figures.chart", "figures.tokens", "steps"} for unit in KIND_UNITS},
-    "figures.page": {"figures", "figures.chart", "i18n", "pages", "scenarios", "steps"},
+    "figures.page": {"figures", "figures.chart", "i18n", "pages", "scenarios", "steps", "typesetting"},
     "lesson_page": {"checks", "content", "errors", "figures.page", "i18n", "markdown", "pages", "references",
                     "scenarios", "search", "terminology", "translation"},
     "workers": {"figures", "lesson_page", "markdown"},

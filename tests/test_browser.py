@@ -54,6 +54,11 @@ def label(lang, kind, key, **values):
     return text % values if values else text
 
 
+def shown(text):
+    """A label as a reader sees it: the builder marks its phrases with zero-width and no-break spaces."""
+    return text.replace("\u200b", "").replace("\u00a0", " ").strip()
+
+
 def num(value, lang="zh", decimals=2):
     from builder.i18n import format_number
 
@@ -162,7 +167,7 @@ def test_the_number_above_each_block_is_the_true_length_the_text_quotes(site, op
 @pytest.mark.parametrize("lang", LANGS)
 def test_axis_legend_and_caption_say_what_the_heights_are(site, open_page, lang):
     page = ready(open_page(lesson_url(site, lang)))
-    legend = lambda: [li.text_content().strip() for li in page.locator('#depth-map [data-chart="main"] .chart-legend li').all()]
+    legend = lambda: [shown(li.text_content()) for li in page.locator('#depth-map [data-chart="main"] .chart-legend li').all()]
     assert y_title(page) == label(lang, "depth-map", "axis_y_on")
     assert legend() == [label(lang, "depth-map", k) for k in ("ribbon", "attention_on", "ffn_on", "length_label")]
     assert page.locator('#depth-map [data-part="caption"]').text_content() == label(lang, "depth-map", "caption_on")
@@ -222,7 +227,7 @@ def test_the_token_panel_shows_the_current_state_and_never_spoils_the_prediction
     underneath, up to the same depth as the rest of the figure, and the legend says which is which."""
     page = ready(open_page(lesson_url(site, lang, fragment="#residual=on&depth=3")))
     s = scenario()
-    legend = lambda: [t.strip() for t in page.locator('#depth-map [data-chart="spread"] .chart-legend li').all_text_contents()]
+    legend = lambda: [shown(t) for t in page.locator('#depth-map [data-chart="spread"] .chart-legend li').all_text_contents()]
     on = plotted(page, "spread")
     assert "spread-compare" not in on and "spread-off" not in on
     assert on["spread-on"]["x"] == sublayer_xs(3)
@@ -260,7 +265,7 @@ def test_the_sum_step_follows_the_depth_and_lists_x0_and_every_correction(site, 
     page = ready(open_page(lesson_url(site, lang, fragment="#depth=6&step=6")))
     readout = page.locator('#depth-map [data-part="walk-readout"]')
     assert label(lang, "depth-map", "sum_note", depth=6, count=12) in readout.text_content()
-    heads = readout.locator("tbody th").all_text_contents()
+    heads = [shown(t) for t in readout.locator("tbody th").all_text_contents()]
     assert len(heads) == 1 + 12 + 2 and heads[0].startswith(label(lang, "depth-map", "input"))
     s = scenario()
     run, t = s.traces["pre-on"], s.tracked
@@ -930,7 +935,7 @@ def test_the_meaning_path_draws_one_path_per_sentence_and_highlights_the_picked_
     assert drawn["path-picked"]["x"] == pytest.approx(path_of("river-bank", True, 3)[:, 0], abs=1e-4)
     assert drawn["path-other"]["y"] == pytest.approx(path_of("money-bank", True, 3)[:, 1], abs=1e-4)
     assert drawn["value"]["text"] == ["x₀", "1", "2", "3"]  # which block each point of the picked path is after
-    legend = page.locator('#meaning-path .chart-legend li').all_text_contents()
+    legend = [shown(t) for t in page.locator('#meaning-path .chart-legend li').all_text_contents()]
     river, reordered, money = (catalog(lang).pgettext("scenario", t) for t in ("by the river bank", "bank by the river", "money in the bank"))
     assert river in legend[0] and reordered in legend[0] and money in legend[1]  # the reordered sentence shares its path
     page.locator('#meaning-path input[value="money-bank"]').focus()
@@ -1111,14 +1116,97 @@ def test_the_meaning_path_legend_reads_as_one_phrase(site, open_page, lang):
     import re
 
     page = open_page(lesson_url(site, lang))
-    legend = [t.strip() for t in page.locator('#meaning-path .chart-legend li').all_text_contents()]
+    legend = [shown(t) for t in page.locator('#meaning-path .chart-legend li').all_text_contents()]
     river, reordered, money = (catalog(lang).pgettext("scenario", t) for t in ("by the river bank", "bank by the river", "money in the bank"))
     quoted = lambda t: label(lang, "meaning-path", "quoted", text=t)
     assert legend[0] == label(lang, "meaning-path", "picked_shared",
                               titles=label(lang, "meaning-path", "and", first=quoted(river), second=quoted(reordered)))
     page.locator('#meaning-path input[value="money-bank"]').check()
-    legend = [t.strip() for t in page.locator('#meaning-path .chart-legend li').all_text_contents()]
+    legend = [shown(t) for t in page.locator('#meaning-path .chart-legend li').all_text_contents()]
     assert legend[0] == label(lang, "meaning-path", "picked", titles=quoted(money))
     assert money in legend[0] and river in legend[1] and reordered in legend[1]
     for text in legend:
         assert not re.search(r"[)）]\s*[(（]", text), text  # no two bracketed groups in a row
+
+
+# ---- Labels on a phone break between phrases, never inside a word or before a lone symbol --------------------
+
+LABEL_LINES = """(selectors) => {
+  const out = [];
+  for (const el of document.querySelectorAll(selectors)) {
+    if (!el.getClientRects().length || getComputedStyle(el).visibility === 'hidden') continue;
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT), range = document.createRange();
+    const lines = []; let top = null, text = '';
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (let i = 0; i < node.data.length; i++) {
+        const ch = node.data[i];
+        range.setStart(node, i); range.setEnd(node, i + 1);
+        const r = range.getClientRects()[0];
+        if (!r || r.width === 0 || /\\s|\\u200b/.test(ch)) { text += ch; continue; }
+        const y = Math.round(r.top + r.height / 2);
+        if (top !== null && Math.abs(y - top) > r.height / 2) { lines.push(text); text = ''; }
+        top = y; text += ch;
+      }
+    }
+    lines.push(text);
+    out.push(lines.map(l => l.replace(/\\u200b/g, '').replace(/\\u00a0/g, ' ').trim()).filter(l => l));
+  }
+  return out; }"""
+LABELS_SELECTOR = ("[data-figure] th, [data-figure] .chart-legend li, [data-figure] .controls legend, [data-figure] .controls label, "
+                   "[data-figure] .toggle, [data-figure] .step-counter, [data-figure] .walk-controls button, "
+                   "[data-figure] .twin-toggle, [data-figure] .chart-title")
+LETTER = r"[^\W\d_]"  # a letter of any script
+
+
+def check_label_lines(lines, where):
+    import re
+
+    text = "".join(lines)
+    for line in lines:
+        assert re.search(LETTER, line) or re.fullmatch(r"[\d.,−\- ]+", line), (where, lines)  # no symbol alone (Δ, / 6)
+    for before, after in zip(lines, lines[1:]):
+        a, b = before[-1], after[0]
+        cjk = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
+        # never inside a word: between two CJK characters only where a phrase ends (after a particle or a
+        # stop), never between two Latin letters or digits
+        assert not (re.match(r"[A-Za-z0-9]", a) and re.match(r"[A-Za-z0-9]", b) and not before.endswith(" ")), (where, lines)
+        assert not (a == "（" or b in "）)：、，。/"), (where, lines)
+        if cjk.match(a) and cjk.match(b):
+            for word in ("身份", "ステップ", "ブロック", "前馈网络", "注意力", "残差连接", "残差接続", "深度", "深さ"):
+                joint = len(before)
+                for at in range(max(0, joint - len(word) + 1), joint):
+                    assert text[at:at + len(word)] != word, (where, word, lines)
+    return len(lines)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_no_label_or_table_header_breaks_inside_a_word_or_leaves_a_symbol_alone_on_a_phone(real_site, open_page, lang):
+    """bank 身|份, 块 6 前馈网络的 / Δ, ステップ 1 / / 6 and 深さ（ブロック / 数）： were all seen at 390 px: every label of
+    every figure, its table headers and row names, legends and controls, in several states, breaks only between
+    phrases; the step counter and the depth control's label keep to one line. The real lessons: their glossary
+    keeps its terms whole (前馈网络)."""
+    site, checked = real_site, 0
+    for slug, fragment in (("transformer-block", "#depth=6&step=6"), ("transformer-block", "#residual=off&depth=6&step=2&block=3"),
+                           ("transformer-block", "#scenario=money-bank&depth=4&step=4"), ("ffn-residual", "#depth=6")):
+        page = ready(open_page(lesson_url(site, lang, slug, fragment), viewport={"width": 390, "height": 844}))
+        for button in page.locator('[data-control="twin"]').all():
+            button.click()
+        page.wait_for_timeout(300)  # tables are drawn when the browser is idle
+        for lines in page.evaluate(LABEL_LINES, LABELS_SELECTOR):
+            check_label_lines(lines, (slug, fragment))
+            checked += 1
+        if slug == "transformer-block":
+            counter, depth = (page.evaluate(LABEL_LINES, sel)[0] for sel in ("#depth-map .step-counter", '#depth-map label[for$="-depth"]'))
+            assert len(counter) == 1 and len(depth) == 1, (counter, depth)
+    assert checked > 60
+
+
+def test_label_breaks_mark_phrases_and_keep_symbols_with_their_word():
+    """The builder's side of it: zero-width spaces between phrases, no-break spaces inside one."""
+    from builder.typesetting import label_breaks
+
+    assert label_breaks("块 6 前馈网络的 Δ", "zh", ("前馈网络",)) == "块\u00a06 前馈网络的\u00a0Δ"
+    assert label_breaks("ステップ %(n)s / %(total)s", "ja") == "ステップ\u00a0%(n)s\u00a0/\u00a0%(total)s"
+    assert label_breaks("深さ（ブロック数）：", "ja") == "深さ\u200b（ブロック数）："
+    assert label_breaks("bank 身份", "zh") == "bank 身份"  # a break at the space, between the words
+    assert label_breaks("by the river bank", "zh") == "by the river bank"

@@ -118,3 +118,35 @@ def test_the_japanese_title_wraps_between_the_parts_of_its_long_term_on_a_phone(
       return text.split('\\n');
     }""")
     assert len(lines) > 1 and lines[0] == "フィードフォワード", lines
+
+
+# Words BudouX's Chinese model cut in the lessons' headings (小|结, 下|一|步, 常|见|误区, 同|一|个|块), and a few
+# more of the same kind: a heading breaks between them, never inside.
+COMMON_WORDS = {"zh": ["小结", "下一步", "常见", "误区", "一个", "两次", "一种", "同一个", "另一种", "什么", "为什么", "这些",
+                       "数字", "自己", "算出", "范围", "情况", "边界", "加法", "展开", "演示", "意思", "更新", "帮助", "总览"],
+                "ja": ["ブロック", "ネットワーク", "間違い", "ステップ", "正規化", "数字"]}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_heading_keeps_common_words_whole_and_no_character_alone(real_site, lang):
+    """Every heading, table of contents entry and pager link of both lessons: no break inside a common word, and
+    no phrase of a single character (which a narrow line would leave alone: 小 / 结)."""
+    checked = 0
+    for slug in ("transformer-block", "ffn-residual"):
+        tree = parse(real_site / lang / f"{slug}.html")
+        for node in tree.css("article h1, article h2, article h3, .toc a, .pager a"):
+            parts = [p for p in pieces(node.html) if p.strip()]
+            checked += 1
+            assert breaks_inside_words(parts, COMMON_WORDS[lang]) == [], (slug, parts)
+            if len(parts) > 1:
+                assert all(sum(ch.isalnum() for ch in part) > 1 for part in parts), (slug, parts)
+    assert checked > 20
+
+
+@pytest.mark.parametrize("text,expected", [("小结", ["小结"]), ("下一步", ["下一步"]), ("常见误区", ["常见", "误区"]),
+                                           ("同一个块，另一种意思", ["同一个块，", "另一种", "意思"]),
+                                           ("残差流的两次更新", ["残差流的", "两次", "更新"])])
+def test_chinese_phrases_join_what_budoux_cuts_into_single_characters(text, expected):
+    from builder.typesetting import phrase_breaks
+
+    assert pieces(phrase_breaks(text, "zh", glossary().break_units("zh"))) == expected

@@ -37,6 +37,7 @@ from builder.i18n import Language
 from builder.pages import render_page
 from builder.scenarios import Scenario, to_json
 from builder.steps import MAX_BLOCK, parse_step
+from builder.typesetting import label_breaks
 
 PAGE_LABELS = ("on", "off", "show_table", "hide_table", "step_of")
 
@@ -58,22 +59,44 @@ def check_args(kind_name: str, args: tuple[str, ...], scenarios: list[Scenario])
 
 
 def figure_views(kind_name: str, lang: Language, translations: gettext.NullTranslations, scenarios: list[Scenario],
-                 walkthrough: list[str], args: tuple[str, ...] = ()) -> dict[str, dict]:
-    """Every view of one figure kind for a lesson's scenarios and walkthrough, in one language. Each chart
-    gets a `key`, a digest of what it draws, so the browser skips a chart a state change leaves as it was
-    (the token panel does not change with the residual toggle)."""
+                 walkthrough: list[str], args: tuple[str, ...] = (), units: tuple[str, ...] = ()) -> dict[str, dict]:
+    """Every view of one figure kind for a lesson's scenarios and walkthrough, in one language, its labels
+    set to break between phrases only (`units`: the glossary's terms, never broken). Each chart gets a
+    `key`, a digest of what it draws, so the browser skips a chart a state change leaves as it was (the
+    token panel does not change with the residual toggle)."""
     kind = KINDS[kind_name]
     ctx = FigureContext(lang, translations, scenarios, [parse_step(s) for s in walkthrough] if kind.walkthrough else [],
                         kind, tuple(args))
     views = kind.views(ctx)
     for view in views.values():
+        set_labels(view, lambda text: label_breaks(text, lang.code, units))
         for chart in view.get("charts", {}).values():
             chart["key"] = hashlib.sha1(to_json(chart).encode("utf-8")).hexdigest()[:12]
     return views
 
 
+def set_labels(view: dict, label) -> None:
+    """Set a view's labels with `label` (typesetting.label_breaks): legend entries, chart titles, table
+    headers and row names, so on a phone they break between phrases, never inside a word or before a
+    lone symbol. Sentences (captions, summaries) and the drawings' own text are left as they are."""
+    for chart in view.get("charts", {}).values():
+        for item in chart.get("legend", []):
+            item["text"] = label(item["text"])
+        if chart.get("title"):
+            chart["title"] = label(chart["title"])
+    for table in view.get("twins", []):
+        table["columns"] = [label(c) for c in table["columns"]]
+        table["rows"] = [[label(row[0])] + row[1:] for row in table["rows"]]
+    for readout in view.get("steps", []):
+        readout["corner"] = label(readout["corner"])
+        readout["columns"] = [label(c) for c in readout["columns"]]
+        readout["rows"] = [[label(row[0])] + row[1:] for row in readout["rows"]]
+    if view.get("grid"):
+        view["grid"]["corner"] = label(view["grid"]["corner"])
+
+
 def render_figure(env, templates: Path, translations, lang: Language, kind_name: str, views: dict[str, dict],
-                  scenarios: list[Scenario], walkthrough: bool, kinds=()) -> str:
+                  scenarios: list[Scenario], walkthrough: bool, kinds=(), units: tuple[str, ...] = ()) -> str:
     """The figure's HTML in its default state: the view of the lesson's default scenario and settings."""
     kind = KINDS[kind_name]
     state = defaults(scenarios[0], kinds)
@@ -89,12 +112,15 @@ def render_figure(env, templates: Path, translations, lang: Language, kind_name:
     shapes = {name: {size: "{} / {}".format(*frame(chart, size)[:2]) for size in ("wide", "narrow")}
               for name, chart in view.get("charts", {}).items()}
     choices = [{"name": s.name, "text": " ".join(s.tokens), "title": ctx.title(s)} for s in scenarios]
+    def label(key, **values):  # a control's label, set as the views' labels are
+        return label_breaks(ctx.t(key, **values), lang.code, units)
+
     return render_page(env, f"figures/{kind.template}", translations, templates, kind=kind, fid=fid, view=view,
-                       state=state, t=ctx.t, scenarios=choices, svgs=svgs, shapes=shapes, walkthrough=walkthrough, max_block=MAX_BLOCK)
+                       state=state, t=ctx.t, label=label, scenarios=choices, svgs=svgs, shapes=shapes, walkthrough=walkthrough, max_block=MAX_BLOCK)
 
 
 def page_data(translations, lang: Language, scenarios: list[Scenario], walkthrough: list[str],
-              figures: dict[str, dict[str, dict]]) -> dict:
+              figures: dict[str, dict[str, dict]], units: tuple[str, ...] = ()) -> dict:
     """The page data lesson.js reads: defaults, choices, walkthrough, labels and every figure's views.
 
     Many states draw the very same chart, table or readout (a sentence with the same words in another
@@ -133,7 +159,7 @@ def page_data(translations, lang: Language, scenarios: list[Scenario], walkthrou
         "defaults": defaults(scenarios[0], figures),
         "scenarios": [s.name for s in scenarios],
         "steps": [{"block": parse_step(key).block} for key in walkthrough],
-        "labels": {key: ctx.t(key) for key in PAGE_LABELS if key in COMMON_LABELS},
+        "labels": {key: label_breaks(ctx.t(key), lang.code, units) for key in PAGE_LABELS if key in COMMON_LABELS},
         "chart_sizes": SIZES,  # the SVG coordinate systems, for drawing a state before Plotly has loaded
         "chart_geometry": {"axis_title": AXIS_TITLE, "hatch": HATCH, "radius": RADIUS, "gap": GAP, "centre": CENTRE, "font": FONT},
         "figures": {name: {"kind": name, "state": list(KINDS[name].state), "walkthrough": KINDS[name].walkthrough and bool(walkthrough),
