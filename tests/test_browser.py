@@ -1210,3 +1210,41 @@ def test_label_breaks_mark_phrases_and_keep_symbols_with_their_word():
     assert label_breaks("深さ（ブロック数）：", "ja") == "深さ\u200b（ブロック数）："
     assert label_breaks("bank 身份", "zh") == "bank 身份"  # a break at the space, between the words
     assert label_breaks("by the river bank", "zh") == "by the river bank"
+
+
+MARKERS = """([sel, classes]) => {
+  const root = document.querySelector(sel), plot = root.querySelector('.chart.plotted .plot');
+  const rect = e => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+  if (plot) return classes.map(c => [...[...plot.querySelectorAll('.trace')].find(t => t.__data__ && t.__data__[0].trace.meta === c)
+    .querySelectorAll('.points path')].map(rect));
+  const svg = [...root.querySelectorAll('.chart-svg')].find(s => getComputedStyle(s).display !== 'none');
+  return classes.map(c => [...svg.querySelectorAll('.mark.' + c + ' .point')].map(rect)); }"""
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("width", [1280, 390])
+@pytest.mark.parametrize("plotly", [True, False])
+def test_pre_and_post_norm_markers_never_hide_each_other(site, open_page, lang, width, plotly):
+    """At depth 1 pre-norm's 1.8 sat under post-norm's 2.0: each series now sits a little to its side of the block."""
+    page = open_page(lesson_url(site, lang, "ffn-residual"), viewport={"width": width, "height": 900},
+                     withhold=() if plotly else ("plotly-basic.min.js",))
+    if plotly:
+        ready(page)
+    for depth in (1, 3, 6):
+        show_state(page, "norm-compare", "main", f"#depth={depth}", plotly)
+        pre, post = page.evaluate(MARKERS, ['#norm-compare [data-chart="main"]', ["pre", "post"]])
+        assert len(pre) == len(post) == depth
+        for a, b in zip(pre, post):
+            assert min(a[2], b[2]) - max(a[0], b[0]) <= 0.5 or min(a[3], b[3]) - max(a[1], b[1]) <= 0.5, (depth, a, b)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("width,most", [(1280, 2), (390, 3)])
+def test_a_narrow_tables_caption_is_not_squeezed_into_its_columns(site, open_page, lang, width, most):
+    """The meaning path's tables have three columns: their captions once took four lines in a column that narrow."""
+    page = ready(open_page(lesson_url(site, lang, fragment="#scenario=money-bank&residual=off&depth=6"),
+                           viewport={"width": width, "height": 900}))
+    page.locator('#meaning-path [data-control="twin"]').click()
+    page.wait_for_timeout(300)  # tables are drawn when the browser is idle
+    captions = page.evaluate(LABEL_LINES, "#meaning-path-twin caption")
+    assert len(captions) == 2 and all(len(lines) <= most for lines in captions), captions
