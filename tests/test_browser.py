@@ -1118,12 +1118,15 @@ def test_the_meaning_path_legend_reads_as_one_phrase(site, open_page, lang):
     page = open_page(lesson_url(site, lang))
     legend = [shown(t) for t in page.locator('#meaning-path .chart-legend li').all_text_contents()]
     river, reordered, money = (catalog(lang).pgettext("scenario", t) for t in ("by the river bank", "bank by the river", "money in the bank"))
-    quoted = lambda t: label(lang, "meaning-path", "quoted", text=t)
+    def quoted(words, title):  # a sentence as the captions name it, its English words and its title, in quotes
+        return label(lang, "meaning-path", "quoted", text=label(lang, "meaning-path", "sentence", text=words, title=title))
+
     assert legend[0] == label(lang, "meaning-path", "picked_shared",
-                              titles=label(lang, "meaning-path", "and", first=quoted(river), second=quoted(reordered)))
+                              titles=label(lang, "meaning-path", "and", first=quoted("by the river bank", river),
+                                           second=quoted("bank by the river", reordered)))
     page.locator('#meaning-path input[value="money-bank"]').check()
     legend = [shown(t) for t in page.locator('#meaning-path .chart-legend li').all_text_contents()]
-    assert legend[0] == label(lang, "meaning-path", "picked", titles=quoted(money))
+    assert legend[0] == label(lang, "meaning-path", "picked", titles=quoted("money in the bank", money))
     assert money in legend[0] and river in legend[1] and reordered in legend[1]
     for text in legend:
         assert not re.search(r"[)）]\s*[(（]", text), text  # no two bracketed groups in a row
@@ -1149,7 +1152,7 @@ LABEL_LINES = """(selectors) => {
       }
     }
     lines.push(text);
-    out.push(lines.map(l => l.replace(/\\u200b/g, '').replace(/\\u00a0/g, ' ').trim()).filter(l => l));
+    out.push(lines.map(l => l.replace(/\\u200b/g, '').replace(/\\u00a0/g, ' ')).filter(l => l.trim()));
   }
   return out; }"""
 LABELS_SELECTOR = ("[data-figure] th, [data-figure] .chart-legend li, [data-figure] .controls legend, [data-figure] .controls label, "
@@ -1158,18 +1161,21 @@ LABELS_SELECTOR = ("[data-figure] th, [data-figure] .chart-legend li, [data-figu
 LETTER = r"[^\W\d_]"  # a letter of any script
 
 
-def check_label_lines(lines, where):
+def check_label_lines(raw, where):
+    """`raw`: a label's lines as laid out, each with the spaces around it (a line may break at a space)."""
     import re
 
+    lines = [line.strip() for line in raw]
     text = "".join(lines)
     for line in lines:
         assert re.search(LETTER, line) or re.fullmatch(r"[\d.,−\- ]+", line), (where, lines)  # no symbol alone (Δ, / 6)
-    for before, after in zip(lines, lines[1:]):
+    for (before, after), (raw_before, raw_after) in zip(zip(lines, lines[1:]), zip(raw, raw[1:])):
         a, b = before[-1], after[0]
+        spaced = raw_before.endswith(" ") or raw_after.startswith(" ")
         cjk = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
         # never inside a word: between two CJK characters only where a phrase ends (after a particle or a
         # stop), never between two Latin letters or digits
-        assert not (re.match(r"[A-Za-z0-9]", a) and re.match(r"[A-Za-z0-9]", b) and not before.endswith(" ")), (where, lines)
+        assert not (re.match(r"[A-Za-z0-9]", a) and re.match(r"[A-Za-z0-9]", b) and not spaced), (where, lines)
         assert not (a == "（" or b in "）)：、，。/"), (where, lines)
         if cjk.match(a) and cjk.match(b):
             for word in ("身份", "ステップ", "ブロック", "前馈网络", "注意力", "残差连接", "残差接続", "深度", "深さ"):
