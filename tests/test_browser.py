@@ -693,6 +693,47 @@ def test_focus_is_visible_on_every_control(site, open_page):
         assert outline == "solid", selector
 
 
+FOCUSED = """() => { const e = document.activeElement, r = e.getBoundingClientRect();
+  // seen: a box of its own, drawn, and not cut down to nothing by an ancestor that clips (a visually hidden box)
+  let seen = r.width >= 4 && r.height >= 4 && e.checkVisibility({ checkVisibilityCSS: true, opacityProperty: true });
+  for (let a = e.parentElement; seen && a; a = a.parentElement) {
+    const st = getComputedStyle(a), b = a.getBoundingClientRect();
+    if (st.overflowX !== 'visible' || st.overflowY !== 'visible' || st.clip !== 'auto') {
+      seen = Math.min(r.right, b.right) - Math.max(r.left, b.left) >= 4 && Math.min(r.bottom, b.bottom) - Math.max(r.top, b.top) >= 4;
+    }
+  }
+  return [e.tagName, e.className || '', e.getAttribute('data-control') || '', seen, !!e.closest('.twin:not(.open) .twin-tables')]; }"""
+
+
+def tab_through(page, limit=250):
+    """Press Tab from the top of the page until the focus leaves it; every element that had the focus."""
+    page.evaluate("() => { document.activeElement && document.activeElement.blur(); window.scrollTo(0, 0); }")
+    stops = []
+    for _ in range(limit):
+        page.keyboard.press("Tab")
+        stop = page.evaluate(FOCUSED)
+        if stop[0] == "BODY" or (stops and stop == stops[0] and len(stops) > 3):
+            break
+        stops.append(stop)
+    return stops
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("width", [1280, 390])
+def test_every_tab_stop_is_visible_and_a_collapsed_table_is_none(site, open_page, lang, width):
+    """Keyboard only: the focus never lands on something the reader cannot see (a collapsed numbers table's
+    scroll box was one); the open table is still reachable, to scroll it."""
+    page = ready(open_page(lesson_url(site, lang), viewport={"width": width, "height": 900}))
+    stops = tab_through(page)
+    assert len(stops) > 10
+    hidden = [s for s in stops if not s[3] or s[4]]
+    assert hidden == [], hidden
+    assert not any("twin-table" in s[1] for s in stops)  # every numbers table is collapsed
+    page.locator('#depth-map [data-control="twin"]').click()
+    page.keyboard.press("Tab")
+    assert page.evaluate(FOCUSED)[1].startswith("table-scroll twin-table") and page.evaluate(FOCUSED)[3]
+
+
 def test_the_prediction_link_sets_the_state_it_asks_about(site, open_page, real_site):
     page = ready(open_page(lesson_url(real_site, "zh")))
     link = page.locator('#residual-off ~ p a[href*="residual=off&depth=6"]').first
