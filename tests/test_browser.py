@@ -406,6 +406,56 @@ def test_print_shows_the_chart_and_the_current_numbers_without_errors(site, open
     page.emulate_media(media="screen")
 
 
+PRINT_COLOURS = """() => {
+  const css = e => getComputedStyle(e), root = css(document.documentElement);
+  const svgText = [...document.querySelectorAll('[data-figure] .chart-svg-wide text')].filter(t => t.getClientRects().length);
+  return { bg: root.getPropertyValue('--bg').trim(), fg: root.getPropertyValue('--fg').trim(), body: css(document.body).backgroundColor,
+    text: [...new Set(svgText.map(t => css(t).fill))], grid: [...new Set([...document.querySelectorAll('.chart-svg-wide .grid')].map(l => css(l).stroke))],
+    // what prints even with the browser's "background graphics" off: backgrounds marked exact, or SVG
+    backgrounds: [...document.querySelectorAll('.swatch, .attention-grid td, .attention-scale .scale-bar')].filter(e => e.getClientRects().length)
+      .map(e => [e.className || e.tagName, css(e).printColorAdjust, css(e).backgroundColor, css(e).backgroundImage]),
+    swatches: Object.fromEntries([...document.querySelectorAll('.chart-legend .swatch')].map(s =>
+      [s.style.getPropertyValue('--c').match(/--mark-([\\w-]+)/)[1], css(s).backgroundColor + ' ' + css(s).backgroundImage])) }; }"""
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_paper_gets_the_light_palette_and_keeps_the_colours_that_carry_meaning(site, open_page, lang, scheme):
+    """Printed from dark mode, the chart text is dark on white (not the dark theme's near-white) and the grid
+    light; the legend swatches, the attention shading and its scale print without "background graphics"."""
+    page = ready(open_page(lesson_url(site, lang, fragment="#residual=off&depth=4"), color_scheme=scheme))
+    page.locator("#attention").scroll_into_view_if_needed()
+    page.emulate_media(media="print", color_scheme=scheme)
+    page.wait_for_timeout(300)
+    seen = page.evaluate(PRINT_COLOURS)
+    assert (seen["bg"], seen["fg"], seen["body"]) == ("#ffffff", "#1f2328", "rgb(255, 255, 255)")
+    assert seen["text"] == ["rgb(31, 35, 40)"]  # every tick, title and value label
+    assert seen["grid"] == ["rgb(208, 215, 222)"]
+    kinds = {b[0].split()[0] for b in seen["backgrounds"]}
+    assert {"swatch", "TD", "scale-bar"} <= kinds
+    assert all(b[1] == "exact" for b in seen["backgrounds"]), [b for b in seen["backgrounds"] if b[1] != "exact"]
+    assert all(b[2] != "rgba(0, 0, 0, 0)" or b[3] != "none" for b in seen["backgrounds"])  # each has a colour to print
+    assert "rgb(196, 43, 28)" in seen["swatches"]["bar-ffn-off"]  # the light palette's colours, as the marks
+    page.emulate_media(media="screen")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_on_paper_only_small_units_are_kept_whole(site, open_page, lang):
+    """A figure with its walkthrough and tables is taller than a page: kept whole, it left the page before it
+    half empty. Only a chart, a diagram, a table row, … may ask not to be broken, and each fits well in a page."""
+    page = ready(open_page(lesson_url(site, lang, fragment="#depth=6&step=6"), viewport={"width": 794, "height": 1123}))
+    page.emulate_media(media="print")
+    page.wait_for_timeout(300)
+    whole = page.evaluate("""() => [...document.querySelectorAll('body *')].filter(e => e.getClientRects().length)
+      .map(e => [e.tagName + '.' + (e.getAttribute('class') || e.id), getComputedStyle(e).breakInside, e.getBoundingClientRect().height])
+      .filter(e => e[1] !== 'auto')""")
+    assert any(w[0].startswith("DIV.chart-box") for w in whole) and any(w[0] == "TR." for w in whole)
+    too_tall = [w for w in whole if w[2] > 0.6 * 1123]
+    assert too_tall == []
+    assert page.locator("#depth-map").evaluate("e => e.getBoundingClientRect().height") > 1123  # it does need to break
+    page.emulate_media(media="screen")
+
+
 def test_the_printed_page_has_the_chart_even_without_javascript(site, open_page):
     page = open_page(lesson_url(site, "ja"), java_script_enabled=False)
     page.emulate_media(media="print")
