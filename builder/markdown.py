@@ -156,11 +156,30 @@ def _columns(markup: str) -> str:
     return "".join(out)
 
 
+# Code may be wider than the page: its box scrolls sideways (site.css shades the edge with more beyond it),
+# takes the focus so the keyboard can scroll it, and is named for screen readers by a label of the page
+# template (templates/lesson.html), in the reader's language.
+CODE_LABEL, OUTPUT_LABEL = "code-label", "output-label"
+
+
 def _highlight(code: str, lang: str, attrs: str) -> str:
     """Highlight fenced code; the markup starts with <pre so markdown-it does not wrap it again."""
     body = _columns(_highlighted(code, lang))
     label = f' data-lang="{html.escape(lang)}"' if lang else ""
-    return f'<pre class="highlight" tabindex="0"{label}><code>{body}</code></pre>\n'
+    return f'<pre class="highlight" tabindex="0" role="region" aria-labelledby="{CODE_LABEL}"{label}><code>{body}</code></pre>\n'
+
+
+def columns(text: str) -> int:
+    """How many columns the widest line of `text` takes in monospace (a wide CJK character takes two)."""
+    return max((sum(2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1 for ch in line)
+                for line in text.splitlines()), default=0)
+
+
+def _diagram(code: str, lang: str) -> str:
+    """A diagram's drawing: it never scrolls, so it shows its whole meaning on a phone; site.css sets its
+    font size so that its widest line (--cols) fits the box."""
+    return (f'<pre class="highlight" style="--cols: {max(columns(code), 1)}"><code>{_columns(_highlighted(code, lang))}'
+            f'</code></pre>\n')
 
 
 def warm_up(bodies) -> None:
@@ -432,7 +451,10 @@ class LessonRenderer:
 
     def _render_fence(self, tokens, idx, options, env):
         token = tokens[idx]
-        if token.info.strip().split(" ", 1)[0] != OUTPUT:
+        lang = token.info.strip().split(" ", 1)[0]
+        if "caption" in env and lang != OUTPUT:  # inside `::: diagram`
+            return _diagram(token.content, lang)
+        if lang != OUTPUT:
             return self._fence(tokens, idx, options, env)
         first = token.meta["line"] + 1
 
@@ -446,7 +468,8 @@ class LessonRenderer:
             return text
 
         text = OUTPUT_REF.sub(value, token.content)
-        return f'<pre class="highlight output" tabindex="0" data-lang="{OUTPUT}"><code>{_columns(escapeHtml(text))}</code></pre>\n'
+        return (f'<pre class="highlight output" tabindex="0" role="region" aria-labelledby="{OUTPUT_LABEL}" data-lang="{OUTPUT}">'
+                f'<code>{_columns(escapeHtml(text))}</code></pre>\n')
 
     def _open_heading(self, tokens, idx, options, env):
         env["in_heading"] = True

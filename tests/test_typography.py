@@ -49,8 +49,9 @@ def test_code_and_diagrams_keep_a_monospace_font(real_site, open_page, lang):
 
 @pytest.mark.browser
 @pytest.mark.parametrize("lang", LANGS)
-def test_diagram_strokes_line_up_across_lines(real_site, open_page, lang):
-    page = open_page((real_site / lang / "ffn-residual.html").as_uri())
+@pytest.mark.parametrize("width", [1000, 390])
+def test_diagram_strokes_line_up_across_lines(real_site, open_page, lang, width):
+    page = open_page((real_site / lang / "ffn-residual.html").as_uri(), viewport={"width": width, "height": 900})
     checked = 0
     for pre in page.locator("figure.diagram pre").all():
         pre.scroll_into_view_if_needed()
@@ -62,6 +63,78 @@ def test_diagram_strokes_line_up_across_lines(real_site, open_page, lang):
                 assert max(xs) - min(xs) < 1.0, (lang, column, xs)
                 checked += 1
     assert checked >= 4  # the residual diagram and the block diagram have vertical strokes
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("width", [390, 1280])
+def test_a_diagram_shows_all_of_itself_without_scrolling(real_site, open_page, lang, width):
+    """The residual diagram's point is at its right end ("x + Δ", the identity path's note): on a phone its
+    text gets smaller until its widest line fits, instead of being cut off at the edge."""
+    page = open_page((real_site / lang / "ffn-residual.html").as_uri(), viewport={"width": width, "height": 844})
+    pres = page.locator("figure.diagram pre").all()
+    assert len(pres) == 4
+    for pre in pres:
+        pre.scroll_into_view_if_needed()
+        page.wait_for_function("e => e.checkVisibility({ contentVisibilityAuto: true })", arg=pre.element_handle())
+        scroll, client, right, text_right, size = pre.evaluate("""e => { const r = document.createRange(); r.selectNodeContents(e);
+          const texts = [...r.getClientRects()].map(x => x.right);
+          return [e.scrollWidth, e.clientWidth, e.getBoundingClientRect().right, Math.max(...texts), parseFloat(getComputedStyle(e).fontSize)]; }""")
+        assert scroll <= client and text_right <= right, (lang, width, scroll, client, text_right, right)
+        assert size >= (8.5 if width == 390 else 14)  # as large as fits (full size on a desktop)
+        assert pre.get_attribute("tabindex") is None  # nothing to scroll, so no tab stop
+
+
+PIXELS = """async ([b64, x, y0, y1]) => { const img = new Image(); img.src = 'data:image/png;base64,' + b64; await img.decode();
+  const c = document.createElement('canvas'); c.width = img.width; c.height = img.height; const g = c.getContext('2d');
+  g.drawImage(img, 0, 0); const d = g.getImageData(x, y0, 1, y1 - y0).data, out = [];
+  for (let i = 0; i < d.length; i += 4) out.push(d[i] + d[i + 1] + d[i + 2]);
+  return out; }"""
+
+
+def edge_brightness(page, pre, side):
+    """The brightest pixel of a column 3 px inside the code box's left or right edge, a little in from the
+    top (where the code's first line leaves the background bare): the shade says there is more that way."""
+    import base64
+
+    box = pre.bounding_box()
+    shot = page.screenshot(clip={"x": box["x"], "y": box["y"], "width": box["width"], "height": min(box["height"], 60)})
+    x = 3 if side == "left" else int(box["width"]) - 4
+    return max(page.evaluate(PIXELS, [base64.b64encode(shot).decode(), x, 2, 8]))
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("width", [390, 1280])
+def test_code_wider_than_the_page_says_so_and_scrolls_by_keyboard(real_site, open_page, lang, width):
+    """Code is not wrapped (that would change what it says), so a long line scrolls inside its box: the box
+    is shaded at the edge where more is hidden, takes the focus, and a screen reader names it."""
+    from test_browser import catalog
+
+    page = open_page((real_site / lang / "transformer-block.html").as_uri(), viewport={"width": width, "height": 844})
+    pres = page.locator("article pre:not(.diagram pre)").all()
+    wide = []
+    for pre in pres:  # laid out once near the screen (content-visibility: auto)
+        pre.scroll_into_view_if_needed()
+        page.wait_for_function("e => e.checkVisibility({ contentVisibilityAuto: true })", arg=pre.element_handle())
+        if pre.evaluate("e => e.scrollWidth > e.clientWidth + 1"):
+            wide.append(pre)
+    assert len(wide) >= 2  # the first code block and the reproduce section's code are wider than the page
+    for pre in pres:
+        assert pre.get_attribute("tabindex") == "0" and pre.get_attribute("role") == "region"
+        name = page.locator("#" + pre.get_attribute("aria-labelledby")).text_content()
+        assert name in (catalog(lang).gettext("Code"), catalog(lang).gettext("What the code above prints"))
+    for pre in wide:
+        pre.scroll_into_view_if_needed()
+        plain = edge_brightness(page, pre, "left")  # at the start nothing is hidden on the left
+        assert edge_brightness(page, pre, "right") < plain - 30  # shaded: more to the right
+        pre.focus()
+        for _ in range(60):  # the keyboard scrolls it to the end of its longest line
+            page.keyboard.press("ArrowRight")
+            if pre.evaluate("e => e.scrollLeft + e.clientWidth >= e.scrollWidth - 1"):
+                break
+        assert pre.evaluate("e => e.scrollLeft + e.clientWidth >= e.scrollWidth - 1")
+        assert edge_brightness(page, pre, "left") < plain - 30 and abs(edge_brightness(page, pre, "right") - plain) < 10
 
 
 @pytest.mark.browser
