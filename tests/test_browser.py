@@ -498,10 +498,31 @@ def test_the_scenario_picker_works_from_the_keyboard(site, open_page):
     assert "scenario=money-bank" in page.url
 
 
-def test_the_walkthrough_text_says_when_it_describes_another_scenario(site, open_page):
-    page = ready(open_page(lesson_url(site, "ja", fragment="#scenario=money-bank&step=2")))
-    note = page.locator('#depth-map [data-part="walk-readout"] .note').first.text_content()
-    assert catalog("ja").pgettext("scenario", "by the river bank") in note
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("fragment", ["#scenario=money-bank&step=2", "#residual=off&depth=4&step=3"])
+def test_the_walkthrough_says_plainly_when_its_text_is_about_another_state_and_goes_back(site, open_page, lang, fragment):
+    """The steps' text is about the lesson's own sentence with the residual on. In another state a notice
+    right above the text says so, with a button that goes back there (and the focus to the text)."""
+    page = ready(open_page(lesson_url(site, lang, fragment=fragment)))
+    river = catalog(lang).pgettext("scenario", "by the river bank")
+    notice = page.locator('#depth-map [data-part="walk-notice"] .notice')
+    notice.wait_for()
+    assert river in notice.text_content()
+    text = page.locator('#depth-map [data-part="walk-text"]')
+    assert notice.bounding_box()["y"] + notice.bounding_box()["height"] <= text.bounding_box()["y"]  # above the step text
+    assert notice.evaluate("e => getComputedStyle(e).backgroundColor") == "rgb(255, 248, 197)"  # the site's notice colours
+    button = notice.get_by_role("button", name=label(lang, "depth-map", "back_to_text", scenario=river))
+    button.click()
+    assert "scenario=river-bank" in page.url and "residual=on" in page.url and "step=" + fragment[-1] in page.url
+    assert page.locator('#depth-map [data-control="residual"]').get_attribute("aria-pressed") == "true"
+    page.wait_for_function("() => !document.querySelector('#depth-map [data-part=walk-notice]').children.length")
+    assert page.evaluate("document.activeElement.getAttribute('data-part')") == "walk-text"
+
+
+def test_the_walkthrough_has_no_notice_in_the_state_its_text_describes(site, open_page):
+    page = ready(open_page(lesson_url(site, "zh", fragment="#step=2&depth=5")))
+    page.locator('#depth-map [data-part="walk-text"] *').first.wait_for()
+    assert page.locator('#depth-map [data-part="walk-notice"] *').count() == 0
 
 
 def grid(page):

@@ -13,7 +13,7 @@ Page data (`<script type="application/json" id="lesson-data">`), version 3:
                                   "views": {"river-bank|on|3": VIEW, ...}}},
      "parts": [...]}                                    # the charts, tables and readouts the views name
 
-A VIEW names its charts, text twins, walkthrough readouts and attention grid by their index in `parts`
+A VIEW names its charts, text twins, walkthrough readouts, attention grid and walkthrough notice by their index in `parts`
 (each distinct one stored once; a chart without a `label` is named by the view's summary); the rest it
 holds itself.
 
@@ -151,8 +151,9 @@ def page_data(translations, lang: Language, scenarios: list[Scenario], walkthrou
             for field in ("steps", "twins"):
                 if field in view:
                     view[field] = [part(value) for value in view[field]]
-            if "grid" in view:
-                view["grid"] = part(view["grid"])
+            for field in ("grid", "notice"):
+                if field in view:
+                    view[field] = part(view[field])
             shared[name][key] = view
     return {
         "version": 3,

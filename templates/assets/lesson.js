@@ -18,7 +18,7 @@
       ["steps", "twins"].forEach(function (field) {
         if (view[field]) view[field] = view[field].map(function (i) { return data.parts[i]; });
       });
-      if (view.grid !== undefined) view.grid = data.parts[view.grid];
+      ["grid", "notice"].forEach(function (field) { if (view[field] !== undefined) view[field] = data.parts[view[field]]; });
     });
   });
   var L = data.labels;
@@ -298,8 +298,16 @@
   }
 
   function walkthrough(w, view) {
-    var n = state.step, item = stepItems[n - 1];
-    replace(w.querySelector('[data-part="walk-text"]'), item ? Array.prototype.map.call(item.childNodes, function (c) { return c.cloneNode(true); }) : []);
+    var n = state.step, item = stepItems[n - 1], text = w.querySelector('[data-part="walk-text"]');
+    // The steps' text is about the lesson's own state: another state says so above it, with a button back.
+    var notice = w.querySelector('[data-part="walk-notice"]'), about = view.notice;
+    if (notice) replace(notice, about ? [el("p", { "class": "notice walk-notice" }, [about.text + " ",
+      (function () {
+        var back = el("button", { type: "button", "class": "walk-back" }, [about.button]);
+        back.addEventListener("click", function () { commit(with_(about.state)); text.focus(); });
+        return back;
+      })()])] : []);
+    replace(text, item ? Array.prototype.map.call(item.childNodes, function (c) { return c.cloneNode(true); }) : []);
     stepItems.forEach(function (li, i) { li.classList.toggle("current", i === n - 1); });
     replace(w.querySelector('[data-part="walk-readout"]'), view.steps[n - 1] ? readout(view.steps[n - 1]) : []);
   }

@@ -75,6 +75,7 @@ LABELS = {
     "attention_caption": N_("Attention weights of “%(token)s” in block %(n)s"),
     "text_note": N_("The step's text describes “%(scenario)s” with the residual on; the numbers below are for "
                     "the chart's current state."),
+    "back_to_text": N_("Show “%(scenario)s” with the residual on"),
     "walk_title": N_("Step by step"),
     "step_prev": N_("Previous step"),
     "step_next": N_("Next step"),
@@ -215,9 +216,16 @@ def _view(ctx: FigureContext, scenario, runs, residual: bool, depth: int, top: f
              {"caption": ctx.t("twin_measures_caption", measure=measure), "columns": [ctx.t("position"), measure, "‖x‖",
                                                                                      ctx.t("spread_column")],
               "rows": [[head] + row for head, row in zip(heads, measures)]}]
-    return {"charts": {"main": main, "spread": panel}, "twins": twins, "summary": summary,
+    view = {"charts": {"main": main, "spread": panel}, "twins": twins, "summary": summary,
             "caption": ctx.t("caption_on" if residual else "caption_off"),
             "steps": [_readout(ctx, scenario, run, residual, depth, step) for step in ctx.walkthrough]}
+    if ctx.walkthrough and (not residual or scenario is not ctx.scenarios[0]):
+        # The steps' text is about the lesson's own sentence with the residual on: said in a notice above
+        # it, with a button that goes back to that state (lesson.js sets `state`).
+        view["notice"] = {"text": ctx.t("text_note", scenario=ctx.sentence(ctx.scenarios[0])),
+                          "button": ctx.t("back_to_text", scenario=ctx.title(ctx.scenarios[0])),
+                          "state": {"scenario": ctx.scenarios[0].name, "residual": True}}
+    return view
 
 
 def _spread_labels(xs, values, ctx) -> dict:
@@ -250,8 +258,6 @@ def _readout(ctx: FigureContext, scenario, run, residual, depth, step) -> dict:
     """What the walkthrough shows under a step's text: the vectors it is about, for this state."""
     t = scenario.tracked
     notes = []
-    if not residual or scenario is not ctx.scenarios[0]:
-        notes.append(ctx.t("text_note", scenario=ctx.sentence(ctx.scenarios[0])))
     if step.block > depth:
         notes.append(ctx.t("beyond"))
     rows, attention = [], None
