@@ -246,8 +246,12 @@ def test_the_token_panel_shows_the_current_state_and_never_spoils_the_prediction
     assert plotted(page, "spread")["spread-compare"]["x"] == sublayer_xs(6)
 
 
-def outline(page):
-    return plotted(page)["highlight"]
+def outline(page, figure="depth-map", chart="main"):
+    """The walkthrough's outline as Plotly draws it (a closed line, or a square marker on one point): its
+    centre, width, bottom and top."""
+    trace = plotted(page, chart, figure)["highlight"]
+    (left, right), (bottom, top) = (min(trace["x"]), max(trace["x"])), (min(trace["y"]), max(trace["y"]))
+    return {"x": [round((left + right) / 2, 4)], "width": [right - left], "base": [bottom], "top": [top]}
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -413,7 +417,7 @@ PRINT_COLOURS = """() => {
     text: [...new Set(svgText.map(t => css(t).fill))], grid: [...new Set([...document.querySelectorAll('.chart-svg-wide .grid')].map(l => css(l).stroke))],
     // what prints even with the browser's "background graphics" off: backgrounds marked exact, or SVG
     backgrounds: [...document.querySelectorAll('.swatch, .attention-grid td, .attention-scale .scale-bar')].filter(e => e.getClientRects().length)
-      .map(e => [e.className || e.tagName, css(e).printColorAdjust, css(e).backgroundColor, css(e).backgroundImage]),
+      .map(e => [e.className || e.tagName, css(e).printColorAdjust, css(e).backgroundColor, css(e).backgroundImage, css(e).borderTopStyle]),
     swatches: Object.fromEntries([...document.querySelectorAll('.chart-legend .swatch')].map(s =>
       [s.style.getPropertyValue('--c').match(/--mark-([\\w-]+)/)[1], css(s).backgroundColor + ' ' + css(s).backgroundImage])) }; }"""
 
@@ -434,7 +438,7 @@ def test_paper_gets_the_light_palette_and_keeps_the_colours_that_carry_meaning(s
     kinds = {b[0].split()[0] for b in seen["backgrounds"]}
     assert {"swatch", "TD", "scale-bar"} <= kinds
     assert all(b[1] == "exact" for b in seen["backgrounds"]), [b for b in seen["backgrounds"] if b[1] != "exact"]
-    assert all(b[2] != "rgba(0, 0, 0, 0)" or b[3] != "none" for b in seen["backgrounds"])  # each has a colour to print
+    assert all(b[2] != "rgba(0, 0, 0, 0)" or b[3] != "none" or b[4] != "none" for b in seen["backgrounds"])  # each shows a colour
     assert "rgb(196, 43, 28)" in seen["swatches"]["bar-ffn-off"]  # the light palette's colours, as the marks
     page.emulate_media(media="screen")
 
@@ -869,7 +873,7 @@ def test_stepping_on_a_phone_keeps_the_outlined_mark_on_screen(site, open_page, 
         nxt.click()
         page.wait_for_function(f"() => document.querySelector('#depth-map [data-part=step-counter]').textContent.includes('{step}')")
         plotted(page)
-        box = page.evaluate("""() => { const h = [...document.querySelectorAll('#depth-map [data-chart=main] .plot .barlayer .trace')]
+        box = page.evaluate("""() => { const h = [...document.querySelectorAll('#depth-map [data-chart=main] .plot .scatterlayer .trace')]
           .find(t => t.__data__[0].trace.meta === 'highlight'); const r = h.getBoundingClientRect(); return [r.top, r.bottom, innerHeight]; }""")
         assert 0 <= box[0] and box[1] <= box[2], (step, box)
         assert nxt.is_disabled() or nxt.bounding_box()["y"] + nxt.bounding_box()["height"] <= 844  # and the button too
@@ -903,7 +907,10 @@ MARK_COLOURS = """(sel) => {
       if (id) { const p = plot.querySelector('pattern[id="' + id + '"]');
                 entry.fill = style(p.querySelector('rect')).fill; entry.hatch = style(p.querySelector('path')).stroke; }
       else entry.fill = fill;
-    } else if (t.querySelector('.points path')) entry.fill = style(t.querySelector('.points path')).fill;
+    } else if (t.querySelector('.points path')) {  // an open marker (a ring) is its stroke
+      const point = style(t.querySelector('.points path'));
+      entry.fill = point.fill === 'none' ? point.stroke : point.fill;
+    }
   });
   out.bg = style(document.documentElement).getPropertyValue('--bg').trim();
   return out; }"""
@@ -924,6 +931,8 @@ def check_marks_against_legend(drawn: dict, legend: dict, bg: str):
         colour = mark["fill"] or mark["stroke"]
         if "swatch-band" in swatch["kind"]:
             assert rgb(mark["stroke"]) == rgb(swatch["border"]), css
+        elif "swatch-outline" in swatch["kind"]:  # a dashed edge, as the rectangle it names
+            assert rgb(mark["stroke"]) == rgb(swatch["border"]) and mark["dash"] not in (None, "none"), css
         elif "swatch-hatch" in swatch["kind"]:
             assert rgb(colour) != (0, 0, 0) and f"rgb{rgb(colour)}".replace(" ", "") in swatch["image"].replace(" ", ""), css
             assert mark["hatch"] and rgb(mark["hatch"]) == hexbg, css  # stripes of the background, as the swatch
@@ -1017,8 +1026,9 @@ def show_state(page, figure, chart, fragment, plotly):
 def test_value_labels_overlap_no_mark_and_no_other_label(site, open_page, lang, width, plotly):
     cases = {"transformer-block": [("depth-map", "main", f"#residual={r}&depth={d}") for r in ("on", "off") for d in (1, 3, 6)]
              + [("depth-map", "spread", f"#residual={r}&depth=6") for r in ("on", "off")]
-             + [("meaning-path", "main", f"#scenario={n}&residual={r}&depth=6")
-                for n in ("river-bank", "money-bank") for r in ("on", "off")],
+             + [("meaning-path", "main", f"#scenario={n}&residual=on&depth=6") for n in ("river-bank", "money-bank")]
+             + [("meaning-path", "zoom", f"#scenario={n}&residual=off&depth={d}")
+                for n in ("river-bank", "money-bank") for d in (2, 6)],
              "ffn-residual": [("norm-compare", "main", f"#depth={d}") for d in (1, 6)]}
     for slug, states in cases.items():
         page = open_page(lesson_url(site, lang, slug), viewport={"width": width, "height": 900},
@@ -1084,12 +1094,12 @@ def test_the_walkthrough_outlines_the_point_of_the_meaning_path_it_is_about(site
     page = ready(open_page(lesson_url(site, lang, fragment="#step=1")))
     page.locator("#meaning-path").scroll_into_view_if_needed()
     points = path_of("river-bank", True, 3)
-    assert plotted(page, figure="meaning-path")["highlight"]["x"] == pytest.approx([points[0, 0]], abs=1e-4)  # x₀
+    assert outline(page, "meaning-path")["x"] == pytest.approx([points[0, 0]], abs=1e-4)  # x₀
     page.locator('#depth-map [data-control="step-next"]').click()  # step 2: block 1's attention → its point
     page.locator("#meaning-path").scroll_into_view_if_needed()
-    outline = plotted(page, figure="meaning-path")["highlight"]
-    assert outline["x"] == pytest.approx([points[1, 0]], abs=1e-4)
-    assert outline["base"][0] + outline["y"][0] / 2 == pytest.approx(points[1, 1], abs=1e-4)
+    box = outline(page, "meaning-path")
+    assert box["x"] == pytest.approx([points[1, 0]], abs=1e-4)
+    assert (box["base"][0] + box["top"][0]) / 2 == pytest.approx(points[1, 1], abs=1e-4)
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -1103,6 +1113,111 @@ def test_the_meaning_path_prints_and_reads_without_plotly(site, open_page, lang)
     tables = page.locator("#meaning-path-twin table")
     assert tables.count() == 2 and tables.first.is_visible()
     assert tables.first.locator("tbody tr").count() == 1 + 5
+
+
+def closeup_geometry(page, plotly):
+    """The close-up's drawn points by mark, and each point's box on screen (ring or dot), Plotly's or the SVG's."""
+    return page.evaluate("""(plotly) => {
+      const root = document.querySelector('#meaning-path [data-chart="zoom"]'), out = {};
+      const rect = e => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+      if (plotly) root.querySelectorAll('.plot .scatterlayer .trace').forEach(t => {
+        const trace = t.__data__[0].trace; out[trace.meta] = [...t.querySelectorAll('.points path')].map(rect); });
+      else { const svg = [...root.querySelectorAll('.chart-svg')].find(s => getComputedStyle(s).display !== 'none');
+        svg.querySelectorAll('[data-mark]').forEach(g => { out[g.getAttribute('data-mark')] = [...g.querySelectorAll('.point')].map(rect); }); }
+      return out; }""", plotly)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("plotly", [True, False])
+def test_with_the_residual_off_a_close_up_shows_both_paths_where_they_stay(site, open_page, lang, plotly):
+    """The collapse the lesson describes: at the main chart's scale (one scale for every state) the two
+    residual-off paths are one blot at x₀, so a close-up, a round number of times larger and saying so,
+    draws them apart: both paths from the trace, the picked one's labels, the rings of the other where
+    the two sit on one point (from block 3 on), which its legend says."""
+    page = open_page(lesson_url(site, lang, fragment="#scenario=money-bank&residual=off&depth=6&step=1"),
+                     withhold=() if plotly else ("plotly-basic.min.js",))
+    page.locator("#meaning-path").scroll_into_view_if_needed()
+    zoom = page.locator('#meaning-path [data-chart="zoom"]')
+    assert zoom.is_visible()
+    money, river = path_of("money-bank", False, 6), path_of("river-bank", False, 6)
+    if plotly:
+        ready(page)
+        page.locator("#meaning-path").scroll_into_view_if_needed()
+        drawn, main = plotted(page, "zoom", "meaning-path"), plotted(page, "main", "meaning-path")
+        ranges = {c: [layout(page, c, "meaning-path")[a]["range"] for a in ("xaxis", "yaxis")] for c in ("main", "zoom")}
+        area = main["zoom-area"]
+        assert [min(area["x"]), max(area["x"])] == pytest.approx(ranges["zoom"][0]) and \
+            [min(area["y"]), max(area["y"])] == pytest.approx(ranges["zoom"][1])  # the dashed rectangle is the close-up's area
+        assert "value" not in main and "highlight" not in main  # no pile of labels, no outline over the blot
+        box = outline(page, "meaning-path", "zoom")
+    else:
+        drawn = {m["mark"]: {"x": [p[0] for p in m["points"]], "y": [p[1] for p in m["points"]]}
+                 for m in page.evaluate(SVG_MARKS, '#meaning-path [data-chart="zoom"]')}
+        ranges = None
+        assert page.locator('#meaning-path [data-chart="main"] .chart-svg-wide .zoom-area polyline').count() == 1
+        assert page.locator('#meaning-path [data-chart="main"] .chart-svg-wide text.value').count() == 0
+        box = None
+    assert drawn["path-picked"]["x"] == pytest.approx(money[:, 0], abs=1e-4) and drawn["path-picked"]["y"] == pytest.approx(money[:, 1], abs=1e-4)
+    assert drawn["path-other"]["x"] == pytest.approx(river[:, 0], abs=1e-4) and drawn["path-other"]["y"] == pytest.approx(river[:, 1], abs=1e-4)
+    if ranges:
+        (x_lo, x_hi), (y_lo, y_hi) = ranges["zoom"]
+        assert all(x_lo < x < x_hi and y_lo < y < y_hi for x, y in np.vstack([money, river]))
+        times = (ranges["main"][0][1] - ranges["main"][0][0]) / (x_hi - x_lo)
+        assert times == pytest.approx(round(times)) and round(times) >= 4
+        assert zoom.locator(".chart-title").text_content() == label(lang, "meaning-path", "zoom_title", times=round(times))
+        assert [box["x"][0], box["base"][0]] == pytest.approx(money[0], abs=1e-4)  # step 1 outlines x₀ in the close-up
+    # where the paths sit on one point the other path's ring shows around the picked dot
+    shapes = closeup_geometry(page, plotly)
+    for m in range(3, 7):
+        ring, dot = shapes["path-other"][m], shapes["path-picked"][m]
+        assert ring[0] < dot[0] - 1 and ring[1] < dot[1] - 1 and ring[2] > dot[2] + 1 and ring[3] > dot[3] + 1, m
+    legend = zoom.locator(".chart-legend li").all_text_contents()
+    assert legend[1].endswith(label(lang, "meaning-path", "meets", titles="", n=3))
+    texts = zoom.locator("text.value" if not plotly else ".annotation-text").all_text_contents()
+    assert "x₀" in texts and "2–6" in texts  # the end of the collapse, labelled once
+    found = page.evaluate(MARK_COLOURS, '#meaning-path [data-chart="zoom"]')
+    check_marks_against_legend(found["plotly" if plotly else "svg"], found["legend"], found["bg"])
+    found = page.evaluate(MARK_COLOURS, '#meaning-path [data-chart="main"]')
+    check_marks_against_legend(found["plotly" if plotly else "svg"], found["legend"], found["bg"])
+    page.locator('#meaning-path [data-control="residual"]').click()  # on: the paths are far apart, no close-up
+    page.wait_for_function("() => document.querySelector('#meaning-path [data-chart=zoom]').hidden")
+
+
+HIGHLIGHT_PIXELS = """async ([b64, target, tolerance]) => { const img = new Image(); img.src = 'data:image/png;base64,' + b64;
+  await img.decode(); const c = document.createElement('canvas'); c.width = img.width; c.height = img.height;
+  const g = c.getContext('2d'); g.drawImage(img, 0, 0); const d = g.getImageData(0, 0, img.width, img.height).data;
+  let n = 0; for (let i = 0; i < d.length; i += 4)
+    if (Math.abs(d[i] - target[0]) + Math.abs(d[i + 1] - target[1]) + Math.abs(d[i + 2] - target[2]) < tolerance) n++;
+  return n; }"""
+
+
+def highlight_pixels(page, selector):
+    """How many pixels of the chart show the walkthrough outline's colour (--highlight)."""
+    import base64
+
+    colour = page.evaluate("() => getComputedStyle(document.documentElement).getPropertyValue('--highlight').trim()")
+    target = [int(colour[i:i + 2], 16) for i in (1, 3, 5)]
+    shot = page.locator(selector).screenshot()
+    return page.evaluate(HIGHLIGHT_PIXELS, [base64.b64encode(shot).decode(), target, 40])
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("width", [1280, 390])
+def test_the_step_outline_shows_on_top_of_the_point_in_plotly_as_in_the_svg(site, open_page, lang, width):
+    """On a phone, Plotly drew the outline under the point it outlines (a bar under the markers): it is a
+    line on top now, as in the SVG, and large enough to be seen around the marker."""
+    counts = {}
+    for plotly in (False, True):
+        page = open_page(lesson_url(site, lang, fragment="#figure=meaning-path&depth=3&step=1"),
+                         viewport={"width": width, "height": 900}, withhold=() if plotly else ("plotly-basic.min.js",))
+        page.locator("#meaning-path").scroll_into_view_if_needed()
+        if plotly:
+            ready(page)
+            page.locator("#meaning-path").scroll_into_view_if_needed()
+            traces = plotted(page, figure="meaning-path")
+            assert list(traces)[-2] == "highlight"  # the last trace before the labels: drawn over every mark
+        counts[plotly] = highlight_pixels(page, '#meaning-path [data-chart="main"] [data-part="chart"]')
+    assert counts[False] > 150 and counts[True] > 0.6 * counts[False], counts
 
 
 @pytest.mark.parametrize("lang", LANGS)

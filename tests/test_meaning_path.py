@@ -82,9 +82,58 @@ def test_the_walkthrough_outlines_the_point_of_its_step():
     outlines = view["charts"]["main"]["highlights"]
     points = plane("river-bank", True, 3)
     for outline, block in zip(outlines, (0, 1, 2, 3)):  # input, b1.attention, b2, sum (the last point)
-        assert outline[0] == pytest.approx(points[block, 0], abs=1e-4)
-        assert (outline[2] + outline[3]) / 2 == pytest.approx(points[block, 1], abs=1e-4)
+        assert outline == pytest.approx(points[block], abs=1e-4)  # a point: chart.py draws a square around it
     assert views()["river-bank|on|1"]["charts"]["main"]["highlights"][2] is None  # block 2 is beyond depth 1
+
+
+def test_residual_off_adds_a_close_up_of_where_the_paths_stay_at_one_scale_for_every_off_state():
+    """The main chart keeps one scale for every state (on and off compare there), so without the residual the
+    paths are a blot in it: a close-up, the same for every residual-off state, draws them apart. The main
+    chart marks its area and says how many times it is enlarged; the units stay as long across as up."""
+    from builder.figures.chart import frame
+
+    every = views()
+    assert all("zoom" not in v["charts"] for k, v in every.items() if "|on|" in k)
+    closeups = [v["charts"]["zoom"] for k, v in every.items() if "|off|" in k]
+    assert len(closeups) == 3 * 6
+    axes = {(tuple(c["x"]["range"]), tuple(c["y"]["range"])) for c in closeups}
+    assert len(axes) == 1
+    (x_lo, x_hi), (y_lo, y_hi) = axes.pop()
+    off = np.vstack([plane(n, False) for n in NAMES])
+    assert x_lo < off[:, 0].min() and off[:, 0].max() < x_hi and y_lo < off[:, 1].min() and off[:, 1].max() < y_hi
+    main = every["river-bank|off|6"]["charts"]["main"]
+    times = (main["x"]["range"][1] - main["x"]["range"][0]) / (x_hi - x_lo)
+    assert times == pytest.approx(round(times)) and round(times) >= 4
+    assert str(round(times)) in closeups[0]["title"] and str(round(times)) in every["river-bank|off|6"]["caption"]
+    area, = [m for m in main["marks"] if m["class"] == "zoom-area"]
+    assert (area["type"], area["x"], area["y"]) == ("outline", [x_lo, x_hi], [y_lo, y_hi])
+    assert not [m for m in main["marks"] if m["type"] == "text"]  # its labels piled up: the close-up has them
+    assert main["highlights"] == [None] * 4
+    for size in ("wide", "narrow"):
+        width, height, m = frame(closeups[0], size)
+        assert (width - m["l"] - m["r"]) / (x_hi - x_lo) == pytest.approx((height - m["t"] - m["b"]) / (y_hi - y_lo), rel=0.01)
+        main_width = frame(main, size)[0] - frame(main, size)[2]["l"] - frame(main, size)[2]["r"]
+        assert width - m["l"] - m["r"] == main_width  # as wide as the chart above: `times` larger on screen too
+
+
+def test_the_close_up_labels_the_collapse_once_and_outlines_only_the_steps_point():
+    zoom = views()["money-bank|off|6"]["charts"]["zoom"]
+    labels, = [m for m in zoom["marks"] if m["type"] == "text"]
+    assert labels["text"] == ["x₀", "2–6"]  # block 1's point is crowded out; 2 to 6 sit on one point
+    points = plane("money-bank", False)
+    for outline, block in zip(zoom["highlights"], (0, 1, 2, 6)):
+        assert outline == pytest.approx(points[block], abs=1e-4)  # the step's point, outlined in the close-up
+
+
+def test_the_other_path_is_drawn_in_rings_and_its_legend_says_where_it_meets_the_picked_one():
+    view = views()["money-bank|off|6"]
+    other, = [m for m in view["charts"]["zoom"]["marks"] if m["class"] == "path-other"]
+    assert other["symbol"] == "ring" and other["dash"]
+    river, money = plane("river-bank", False), plane("money-bank", False)
+    apart = np.linalg.norm(river - money, axis=1)
+    assert apart[2] > 0.05 and apart[3:].max() < 0.005  # from block 3 on, one point
+    assert "from block 3 on" in view["charts"]["zoom"]["legend"][1]["text"]
+    assert "from block" not in views()["money-bank|on|6"]["charts"]["main"]["legend"][1]["text"]  # apart when on
 
 
 @pytest.mark.parametrize("args,problem", [((), "name the plane's two dimensions"),

@@ -9,9 +9,10 @@ same description as SVG for other states and with Plotly once the reader interac
 
     {"x": {"range": [lo, hi], "ticks": [[value, label, short label]], "title": str},
      "y": {"range": [lo, hi], "ticks": [[value, label]], "title": str},
-     "marks": [{"type": "band" | "bar" | "points" | "line" | "text", "class": str, "x": [...], "y": [...],
+     "marks": [{"type": "band" | "bar" | "points" | "line" | "text" | "outline", "class": str, "x": [...], "y": [...],
                 "base": [...] (bars), "width": float (bars), "pattern": "hatch" (bars, optional),
-                "dash": [on, off] (lines, optional), "symbol": "circle" | "square" | "diamond",
+                "dash": [on, off] (lines and outlines, optional), "symbol": "circle" | "square" | "diamond" | "ring",
+                "gap": float (text, optional: how far a label keeps from its point, default GAP),
                 "hover": [...], "text": [...] (text), "position": ["above" | "below" | "left" | "right"] (text)}],
      "legend": [{"class": str, "text": str, "swatch": "bar" | "band" | "line" | "point", "pattern": ..., "dash": ...,
                  "symbol": ...}],           # made by legend(): each entry drawn like the mark it names
@@ -19,6 +20,10 @@ same description as SVG for other states and with Plotly once the reader interac
      "size": "main" | "panel",             # the main chart, or a lower panel beside it
      "frame": {"wide": [w, h, margins], "narrow": [...]},  # optional: a coordinate system of the kind's own
      "title": str}                         # optional: a heading above the chart (a panel's question)
+
+An outline is a rectangle's edge, x: [left, right], y: [bottom, top] (the area a close-up enlarges). A ring
+is a hollow circle around where a point is, larger than a point: a path drawn in rings shows around another
+path's points where the two coincide.
 
 Value labels are placed by place_labels(): each goes to the first of its candidate positions where, in
 the wide and the narrow drawing alike, it overlaps no mark, no other label and stays inside the plot.
@@ -43,8 +48,10 @@ GAP = 8  # a value label keeps this far from its point: clear of a marker (radiu
 CENTRE = GAP + 7  # a label above or below its point has its middle this far from it
 HATCH = 5.5  # hatching: one stripe of the background every 5.5 units, 1.5 wide (as the legend's swatch)
 RADIUS = 5.5  # point markers
-STEPS = (1, 2, 5, 10)
-AXIS_TITLE = (4, 11)  # the y axis's title: its left end and its middle, from the drawing's top left corner  # round tick steps: 1, 2 or 5 times a power of ten
+RING = (6.5, 9.0)  # a ring marker's inner and outer radius: clear of a point (and its outline) on top of it
+POINT_OUTLINE = 22  # the walkthrough's square around one point: clear of a ring, inside a label's distance (gap 13)
+STEPS = (1, 2, 5, 10)  # round tick steps: 1, 2 or 5 times a power of ten
+AXIS_TITLE = (4, 11)  # the y axis's title: its left end and its middle, from the drawing's top left corner
 
 
 def frame(chart: dict, size: str):
@@ -103,7 +110,7 @@ def legend(chart: dict, entries: list[tuple[str, str]]) -> list[dict]:
     out = []
     for css, text in entries:
         mark = next(m for m in chart["marks"] if m["class"].split()[0] == css)
-        swatch = {"bar": "bar", "band": "band", "line": "line", "points": "point"}[mark["type"]]
+        swatch = {"bar": "bar", "band": "band", "line": "line", "points": "point", "outline": "outline"}[mark["type"]]
         entry = {"class": css, "text": text, "swatch": swatch}
         for key in ("pattern", "dash", "symbol"):
             if mark.get(key):
@@ -121,15 +128,18 @@ def text_box(text: str, size: str) -> tuple[float, float]:
     return len(text) * 0.62 * font + 2, font * 1.05
 
 
-def label_box(px: float, py: float, position: str, width: float, height: float) -> tuple[float, float, float, float]:
-    """The box [left, top, right, bottom] a label takes when placed at `position` of the point (px, py)."""
+def label_box(px: float, py: float, position: str, width: float, height: float,
+              gap: float = GAP) -> tuple[float, float, float, float]:
+    """The box [left, top, right, bottom] a label takes when placed at `position` of the point (px, py),
+    `gap` from it (a text mark's own "gap", clear of larger markers such as rings)."""
+    centre = gap + CENTRE - GAP
     if position == "above":
-        return px - width / 2, py - CENTRE - height / 2, px + width / 2, py - CENTRE + height / 2
+        return px - width / 2, py - centre - height / 2, px + width / 2, py - centre + height / 2
     if position == "below":
-        return px - width / 2, py + CENTRE - height / 2, px + width / 2, py + CENTRE + height / 2
+        return px - width / 2, py + centre - height / 2, px + width / 2, py + centre + height / 2
     if position == "right":
-        return px + GAP, py - height / 2, px + GAP + width, py + height / 2
-    return px - GAP - width, py - height / 2, px - GAP, py + height / 2
+        return px + gap, py - height / 2, px + gap + width, py + height / 2
+    return px - gap - width, py - height / 2, px - gap, py + height / 2
 
 
 def _scales(chart: dict, size: str):
@@ -157,7 +167,7 @@ def _obstacles(chart: dict, size: str) -> tuple[list, list]:
                 boxes.append((sx(x - half), sy(base + y), sx(x + half), sy(base)))
         elif kind in ("points", "line"):
             points = [(sx(x), sy(y)) for x, y in zip(mark["x"], mark["y"])]
-            r = RADIUS + 1.5
+            r = (RING[1] if mark.get("symbol") == "ring" else RADIUS) + 1.5
             boxes += [(px - r, py - r, px + r, py + r) for px, py in points]
             if kind == "line":
                 segments += list(zip(points, points[1:]))
@@ -208,7 +218,7 @@ def place_labels(chart: dict) -> dict:
                 boxes = {}
                 for size in sizes:
                     (sx, sy, plot), obstacles, segments = geometry[size]
-                    box = label_box(sx(x), sy(y), position, *text_box(text, size))
+                    box = label_box(sx(x), sy(y), position, *text_box(text, size), mark.get("gap", GAP))
                     inside = box[0] >= plot[0] and box[2] <= plot[2] + 4 and box[1] >= plot[1] - 8 and box[3] <= plot[3]
                     clear = inside and not any(_overlaps(box, o) for o in obstacles + placed[size]) and \
                         not any(_crosses(box, s) for s in segments)
@@ -255,7 +265,8 @@ def hatch_path(x: float, y: float, w: float, h: float) -> str:
 
 def render_svg(chart: dict, size: str, highlight: list | None = None) -> str:
     """Draw `chart` as an SVG of `size` ("wide" or "narrow"), styled by site.css, with a walkthrough's
-    outline when `highlight` ([x centre, width, y0, y1]) is given (shown only where scripts run).
+    outline when `highlight` is given (shown only where scripts run): [x centre, width, y0, y1], an area in
+    the axes' units, or [x, y], one point, outlined by a square POINT_OUTLINE across whatever the scale.
     templates/assets/lesson.js draws the same SVG for other states until Plotly takes over: keep the two
     in step (tests/test_browser.py compares them)."""
     width, height, m = frame(chart, size)
@@ -281,7 +292,11 @@ def render_svg(chart: dict, size: str, highlight: list | None = None) -> str:
     out.append("</g>")
     for mark in chart["marks"]:
         out.append(_mark(mark, sx, sy))
-    if highlight:
+    if highlight and len(highlight) == 2:
+        half = POINT_OUTLINE / 2
+        out.append(f'<rect class="highlight needs-js" x="{f(sx(highlight[0]) - half)}" y="{f(sy(highlight[1]) - half)}" '
+                   f'width="{POINT_OUTLINE}" height="{POINT_OUTLINE}"/>')
+    elif highlight:
         x, w, y0, y1 = highlight
         out.append(f'<rect class="highlight needs-js" x="{f(sx(x - w / 2))}" y="{f(sy(y1))}" '
                    f'width="{f(sx(x + w / 2) - sx(x - w / 2))}" height="{f(sy(y0) - sy(y1))}"/>')
@@ -319,9 +334,14 @@ def _mark(mark: dict, sx, sy) -> str:
         for i, ((px, py), x, y) in enumerate(zip(points, mark["x"], mark["y"])):
             title = f"<title>{escape(hover[i])}</title>" if i < len(hover) else ""
             parts.append(f'<path class="point" d="{_symbol(mark.get("symbol"), px, py)}" data-x="{x}" data-y="{y}">{title}</path>')
+    elif kind == "outline":
+        (x0, x1), (y0, y1) = mark["x"], mark["y"]
+        dash = f' stroke-dasharray="{mark["dash"][0]} {mark["dash"][1]}"' if mark.get("dash") else ""
+        corners = [(sx(x0), sy(y0)), (sx(x1), sy(y0)), (sx(x1), sy(y1)), (sx(x0), sy(y1)), (sx(x0), sy(y0))]
+        parts.append('<polyline class="stroke" points="' + " ".join(f"{f(x)},{f(y)}" for x, y in corners) + f'"{dash}/>')
     elif kind == "text":
         for x, y, text, position in zip(mark["x"], mark["y"], mark["text"], mark["position"]):
-            px, py, anchor = _text_anchor(sx(x), sy(y), position)
+            px, py, anchor = _text_anchor(sx(x), sy(y), position, mark.get("gap", GAP))
             parts.append(f'<text class="value" x="{f(px)}" y="{f(py)}" text-anchor="{anchor}" dominant-baseline="central" '
                          f'data-x="{x}" data-y="{y}" data-position="{position}">{escape(text)}</text>')
     parts.append("</g>")
@@ -330,6 +350,10 @@ def _mark(mark: dict, sx, sy) -> str:
 
 def _symbol(symbol: str | None, px: float, py: float) -> str:
     r = RADIUS
+    if symbol == "ring":  # the outer circle one way round, the inner the other: the middle stays empty
+        a, b = RING
+        return (f"M{f(px - b)} {f(py)}a{f(b)} {f(b)} 0 1 0 {f(2 * b)} 0a{f(b)} {f(b)} 0 1 0 {f(-2 * b)} 0Z"
+                f"M{f(px - a)} {f(py)}a{f(a)} {f(a)} 0 1 1 {f(2 * a)} 0a{f(a)} {f(a)} 0 1 1 {f(-2 * a)} 0Z")
     if symbol == "diamond":
         return f"M{f(px)} {f(py - r)}L{f(px + r)} {f(py)}L{f(px)} {f(py + r)}L{f(px - r)} {f(py)}Z"
     if symbol == "square":
@@ -337,13 +361,14 @@ def _symbol(symbol: str | None, px: float, py: float) -> str:
     return f"M{f(px - r)} {f(py)}a{f(r)} {f(r)} 0 1 0 {f(2 * r)} 0a{f(r)} {f(r)} 0 1 0 {f(-2 * r)} 0Z"
 
 
-def _text_anchor(px: float, py: float, position: str) -> tuple[float, float, str]:
+def _text_anchor(px: float, py: float, position: str, gap: float = GAP) -> tuple[float, float, str]:
     """Where a label's text goes (its anchor point, vertically centred) for a position of its point,
     as label_box() reckons it."""
+    centre = gap + CENTRE - GAP
     if position == "above":
-        return px, py - CENTRE, "middle"
+        return px, py - centre, "middle"
     if position == "below":
-        return px, py + CENTRE, "middle"
+        return px, py + centre, "middle"
     if position == "right":
-        return px + GAP, py, "start"
-    return px - GAP, py, "end"
+        return px + gap, py, "start"
+    return px - gap, py, "end"

@@ -11,11 +11,14 @@ Page data (`<script type="application/json" id="lesson-data">`), version 3:
      "figures": {"<figure id>": {"kind": "depth-map", "state": ["scenario", "residual", "depth"],
                                   "walkthrough": true,          # its charts outline the walkthrough's steps
                                   "views": {"river-bank|on|3": VIEW, ...}}},
-     "parts": [...]}                                    # the charts, tables and readouts the views name
+     "parts": [...],                                    # the charts, tables and readouts the views name
+     "pieces": [...]}                                   # the axes, legends, frames and marks the charts name
 
 A VIEW names its charts, text twins, walkthrough readouts, attention grid and walkthrough notice by their index in `parts`
-(each distinct one stored once; a chart without a `label` is named by the view's summary); the rest it
-holds itself.
+(each distinct one stored once, so its index tells lesson.js whether a state change leaves a chart as it
+was; a chart without a `label` is named by the view's summary); the rest it
+holds itself. A chart in `parts` names its axes, legend, frame and each of its marks by their index in
+`pieces` (each distinct one stored once).
 
 A VIEW is everything a figure shows in one state, already translated and formatted: its caption,
 summary (the live region's text), charts (builder/figures/chart.py), text twin (`twins`: one or more
@@ -26,13 +29,12 @@ and highlights, or an attention grid. The script only chooses the view for the s
 from __future__ import annotations
 
 import gettext
-import hashlib
 from pathlib import Path
 
 from markupsafe import Markup
 
 from builder.figures import COMMON_LABELS, KINDS, FigureContext, view_key
-from builder.figures.chart import AXIS_TITLE, CENTRE, FONT, GAP, HATCH, RADIUS, SIZES, frame, render_svg
+from builder.figures.chart import AXIS_TITLE, CENTRE, FONT, GAP, HATCH, POINT_OUTLINE, RADIUS, RING, SIZES, frame, render_svg
 from builder.i18n import Language
 from builder.pages import render_page
 from builder.scenarios import Scenario, to_json
@@ -40,6 +42,7 @@ from builder.steps import MAX_BLOCK, parse_step
 from builder.typesetting import label_breaks
 
 PAGE_LABELS = ("on", "off", "show_table", "hide_table", "step_of")
+CHART_PIECES = ("x", "y", "legend", "frame")  # with each mark, stored once in `pieces` and named by index in a chart
 
 
 def defaults(scenario: Scenario, kinds=()) -> dict:
@@ -61,17 +64,13 @@ def check_args(kind_name: str, args: tuple[str, ...], scenarios: list[Scenario])
 def figure_views(kind_name: str, lang: Language, translations: gettext.NullTranslations, scenarios: list[Scenario],
                  walkthrough: list[str], args: tuple[str, ...] = (), units: tuple[str, ...] = ()) -> dict[str, dict]:
     """Every view of one figure kind for a lesson's scenarios and walkthrough, in one language, its labels
-    set to break between phrases only (`units`: the glossary's terms, never broken). Each chart gets a
-    `key`, a digest of what it draws, so the browser skips a chart a state change leaves as it was (the
-    token panel does not change with the residual toggle)."""
+    set to break between phrases only (`units`: the glossary's terms, never broken)."""
     kind = KINDS[kind_name]
     ctx = FigureContext(lang, translations, scenarios, [parse_step(s) for s in walkthrough] if kind.walkthrough else [],
                         kind, tuple(args))
     views = kind.views(ctx)
     for view in views.values():
         set_labels(view, lambda text: label_breaks(text, lang.code, units))
-        for chart in view.get("charts", {}).values():
-            chart["key"] = hashlib.sha1(to_json(chart).encode("utf-8")).hexdigest()[:12]
     return views
 
 
@@ -106,17 +105,25 @@ def render_figure(env, templates: Path, translations, lang: Language, kind_name:
     def first(chart):  # the outline of the walkthrough's first step, if the chart has one
         return (chart.get("highlights") or [None])[0] if walkthrough else None
 
+    # A chart only some states have (a close-up) gets its box too, hidden and empty until lesson.js shows a state with it.
+    charts = {}
+    for other in views.values():
+        for name, chart in other.get("charts", {}).items():
+            charts.setdefault(name, chart)
+    shown = view.get("charts", {})
+    charts = {name: shown.get(name, chart) for name, chart in charts.items()}
     svgs = {name: Markup(render_svg(chart, "wide", first(chart)) + render_svg(chart, "narrow", first(chart)))
-            for name, chart in view.get("charts", {}).items()}
+            for name, chart in shown.items()}
     # each chart box keeps its drawing's shape, wide and narrow (site.css picks one by the window's width)
     shapes = {name: {size: "{} / {}".format(*frame(chart, size)[:2]) for size in ("wide", "narrow")}
-              for name, chart in view.get("charts", {}).items()}
+              for name, chart in charts.items()}
     choices = [{"name": s.name, "text": " ".join(s.tokens), "title": ctx.title(s)} for s in scenarios]
     def label(key, **values):  # a control's label, set as the views' labels are
         return label_breaks(ctx.t(key, **values), lang.code, units)
 
     return render_page(env, f"figures/{kind.template}", translations, templates, kind=kind, fid=fid, view=view,
-                       state=state, t=ctx.t, label=label, scenarios=choices, svgs=svgs, shapes=shapes, walkthrough=walkthrough, max_block=MAX_BLOCK)
+                       state=state, t=ctx.t, label=label, scenarios=choices, svgs=svgs, shapes=shapes, charts=charts,
+                       walkthrough=walkthrough, max_block=MAX_BLOCK)
 
 
 def page_data(translations, lang: Language, scenarios: list[Scenario], walkthrough: list[str],
@@ -137,6 +144,25 @@ def page_data(translations, lang: Language, scenarios: list[Scenario], walkthrou
             parts.append(value)
         return index[text]
 
+    pieces: list = []
+    piece_index: dict[str, int] = {}
+
+    def piece(value) -> int:
+        text = to_json(value)
+        if text not in piece_index:
+            piece_index[text] = len(pieces)
+            pieces.append(value)
+        return piece_index[text]
+
+    def shared_chart(chart: dict) -> dict:
+        # Charts of different states share most of what they hold (an axis, a legend, the other sentence's
+        # path): each such piece is stored once in `pieces` (kept together: they compress best side by side).
+        chart = dict(chart, marks=[piece(mark) for mark in chart["marks"]])
+        for key in CHART_PIECES:
+            if key in chart:
+                chart[key] = piece(chart[key])
+        return chart
+
     shared = {}
     for name, views in figures.items():
         shared[name] = {}
@@ -145,8 +171,8 @@ def page_data(translations, lang: Language, scenarios: list[Scenario], walkthrou
             if "charts" in view:
                 # a chart whose accessible name is the view's summary (most are) leaves it out: lesson.js
                 # and the template use the summary then
-                view["charts"] = {chart: part({k: v for k, v in value.items()
-                                               if not (k == "label" and v == view.get("summary"))})
+                view["charts"] = {chart: part(shared_chart({k: v for k, v in value.items()
+                                                            if not (k == "label" and v == view.get("summary"))}))
                                   for chart, value in view["charts"].items()}
             for field in ("steps", "twins"):
                 if field in view:
@@ -162,8 +188,10 @@ def page_data(translations, lang: Language, scenarios: list[Scenario], walkthrou
         "steps": [{"block": parse_step(key).block} for key in walkthrough],
         "labels": {key: label_breaks(ctx.t(key), lang.code, units) for key in PAGE_LABELS if key in COMMON_LABELS},
         "chart_sizes": SIZES,  # the SVG coordinate systems, for drawing a state before Plotly has loaded
-        "chart_geometry": {"axis_title": AXIS_TITLE, "hatch": HATCH, "radius": RADIUS, "gap": GAP, "centre": CENTRE, "font": FONT},
+        "chart_geometry": {"axis_title": AXIS_TITLE, "hatch": HATCH, "radius": RADIUS, "ring": RING, "outline": POINT_OUTLINE,
+                           "gap": GAP, "centre": CENTRE, "font": FONT},
         "figures": {name: {"kind": name, "state": list(KINDS[name].state), "walkthrough": KINDS[name].walkthrough and bool(walkthrough),
                            "views": shared[name]} for name in figures},
         "parts": parts,
+        "pieces": pieces,
     }

@@ -9,12 +9,21 @@
   var node = document.getElementById("lesson-data");
   if (!node) return;
   var data = JSON.parse(node.textContent);
-  // Views name their charts, tables and readouts by index in data.parts (each stored once): put them back.
+  // Views name their charts, tables and readouts by index in data.parts (each stored once), and a chart its
+  // axes, legend, frame and marks by index in data.pieces: put them back (a chart shared by views, once).
+  function piece(value) { return typeof value === "number" ? data.pieces[value] : value; }
+  function chartPart(i) {
+    var chart = data.parts[i];
+    chart.key = i;  // one distinct chart, one part: a state change that keeps the key leaves the chart as it was
+    ["x", "y", "legend", "frame"].forEach(function (key) { if (key in chart) chart[key] = piece(chart[key]); });
+    chart.marks = chart.marks.map(piece);
+    return chart;
+  }
   Object.keys(data.figures).forEach(function (id) {
     var views = data.figures[id].views;
     Object.keys(views).forEach(function (key) {
       var view = views[key];
-      Object.keys(view.charts || {}).forEach(function (name) { view.charts[name] = data.parts[view.charts[name]]; });
+      Object.keys(view.charts || {}).forEach(function (name) { view.charts[name] = chartPart(view.charts[name]); });
       ["steps", "twins"].forEach(function (field) {
         if (view[field]) view[field] = view[field].map(function (i) { return data.parts[i]; });
       });
@@ -229,14 +238,22 @@
       var view = viewOf(f), root = f.root;
       if (!view) return;
       parts(root, "caption").forEach(function (p) { if (p.textContent !== view.caption) p.textContent = view.caption; });
+      // a chart only some states have (a close-up) shows in those
+      Array.prototype.forEach.call(root.querySelectorAll("[data-chart]"), function (box) {
+        box.hidden = !(view.charts && view.charts[box.getAttribute("data-chart")]);
+      });
       Object.keys(view.charts || {}).forEach(function (name) {
         var box = root.querySelector('[data-chart="' + name + '"]'), chart = view.charts[name];
-        if (!box || box.getAttribute("data-key") === chart.key) return;
+        if (!box) return;
+        var drawing = box.querySelector('[data-part="chart"]'), named = chart.label || view.summary;
+        if (drawing.getAttribute("aria-label") !== named) drawing.setAttribute("aria-label", named);
+        if (box.getAttribute("data-key") === String(chart.key)) return;
         box.setAttribute("data-key", chart.key);
+        var title = box.querySelector(".chart-title");
+        if (title && chart.title && title.textContent !== chart.title) title.textContent = chart.title;
         replace(box.querySelector('[data-part="legend"]'), chart.legend.map(function (item) {
           return el("li", {}, [swatch(item), item.text]);
         }));
-        box.querySelector('[data-part="chart"]').setAttribute("aria-label", chart.label || view.summary);
       });
       parts(root, "summary").forEach(function (p) { p.textContent = view.summary; });
       if (announce) parts(root, "status").forEach(function (p) {
@@ -332,16 +349,21 @@
     return d;
   }
   function symbol(kind, px, py) {
-    var r = G.radius;
+    var r = G.radius, a = G.ring[0], b = G.ring[1];
+    if (kind === "ring") {  // as chart.py's _symbol: the outer circle one way round, the inner the other
+      return "M" + f1(px - b) + " " + f1(py) + "a" + f1(b) + " " + f1(b) + " 0 1 0 " + f1(2 * b) + " 0a" + f1(b) + " " + f1(b) + " 0 1 0 " + f1(-2 * b) + " 0Z" +
+             "M" + f1(px - a) + " " + f1(py) + "a" + f1(a) + " " + f1(a) + " 0 1 1 " + f1(2 * a) + " 0a" + f1(a) + " " + f1(a) + " 0 1 1 " + f1(-2 * a) + " 0Z";
+    }
     if (kind === "diamond") return "M" + f1(px) + " " + f1(py - r) + "L" + f1(px + r) + " " + f1(py) + "L" + f1(px) + " " + f1(py + r) + "L" + f1(px - r) + " " + f1(py) + "Z";
     if (kind === "square") return "M" + f1(px - 4.5) + " " + f1(py - 4.5) + "h9v9h-9Z";
     return "M" + f1(px - r) + " " + f1(py) + "a" + f1(r) + " " + f1(r) + " 0 1 0 " + f1(2 * r) + " 0a" + f1(r) + " " + f1(r) + " 0 1 0 " + f1(-2 * r) + " 0Z";
   }
-  function anchor(px, py, position) {  // as chart.py's _text_anchor
-    if (position === "above") return [px, py - G.centre, "middle"];
-    if (position === "below") return [px, py + G.centre, "middle"];
-    if (position === "right") return [px + G.gap, py, "start"];
-    return [px - G.gap, py, "end"];
+  function anchor(px, py, position, gap) {  // as chart.py's _text_anchor
+    var g = gap || G.gap, c = g + G.centre - G.gap;
+    if (position === "above") return [px, py - c, "middle"];
+    if (position === "below") return [px, py + c, "middle"];
+    if (position === "right") return [px + g, py, "start"];
+    return [px - g, py, "end"];
   }
   function svgChart(chart, size, highlight) {
     var dims = frameOf(chart, size), width = dims[0], height = dims[1], m = dims[2];
@@ -392,15 +414,24 @@
         pts.forEach(function (p, i) {
           g.appendChild(titled(svgEl("path", { "class": "point", d: symbol(mark.symbol, p[0], p[1]), "data-x": mark.x[i], "data-y": mark.y[i] }), i));
         });
+      } else if (mark.type === "outline") {
+        var corners = [[mark.x[0], mark.y[0]], [mark.x[1], mark.y[0]], [mark.x[1], mark.y[1]], [mark.x[0], mark.y[1]], [mark.x[0], mark.y[0]]];
+        var edge = { "class": "stroke", points: corners.map(function (p) { return f1(sx(p[0])) + "," + f1(sy(p[1])); }).join(" ") };
+        if (mark.dash) edge["stroke-dasharray"] = mark.dash[0] + " " + mark.dash[1];
+        g.appendChild(svgEl("polyline", edge));
       } else if (mark.type === "text") {
         mark.x.forEach(function (x, i) {
-          var at = anchor(sx(x), sy(mark.y[i]), mark.position[i]);
+          var at = anchor(sx(x), sy(mark.y[i]), mark.position[i], mark.gap);
           g.appendChild(svgEl("text", { "class": "value", x: f1(at[0]), y: f1(at[1]), "text-anchor": at[2], "dominant-baseline": "central",
                                         "data-x": x, "data-y": mark.y[i], "data-position": mark.position[i] }, mark.text[i]));
         });
       }
     });
-    if (highlight) {
+    if (highlight && highlight.length === 2) {  // one point: a square G.outline across, whatever the scale
+      var half = G.outline / 2;
+      root.appendChild(svgEl("rect", { "class": "highlight needs-js", x: f1(sx(highlight[0]) - half), y: f1(sy(highlight[1]) - half),
+                                       width: G.outline, height: G.outline }));
+    } else if (highlight) {
       var hx = highlight[0], hw = highlight[1];
       root.appendChild(svgEl("rect", { "class": "highlight needs-js", x: f1(sx(hx - hw / 2)), y: f1(sy(highlight[3])),
                                        width: f1(sx(hx + hw / 2) - sx(hx - hw / 2)), height: f1(sy(highlight[2]) - sy(highlight[3])) }));
@@ -472,16 +503,28 @@
         out.push({ type: "bar", x: m.x, y: m.y, base: m.base || null, width: m.x.map(function () { return m.width; }), meta: meta,
                    marker: marker, hoverinfo: "text", hovertext: m.hover.map(hover) });
       } else if (m.type === "points" || m.type === "line") {
+        var ring = m.symbol === "ring";  // Plotly's open circle: its stroke is the ring, from G.ring[0] to G.ring[1]
         out.push({ type: "scatter", mode: m.type === "line" ? "lines+markers" : "markers", x: m.x, y: m.y, meta: meta,
                    line: { color: c, width: 3, dash: m.dash ? m.dash[0] + "px," + m.dash[1] + "px" : "solid" },
-                   marker: { symbol: m.symbol, size: 2 * G.radius, color: c, line: { color: bg, width: 1.5 } },
-                   hoverinfo: "text", hovertext: m.hover.map(hover) });
+                   marker: ring ? { symbol: "circle-open", size: G.ring[0] + G.ring[1], color: c, line: { color: c, width: G.ring[1] - G.ring[0] } }
+                                : { symbol: m.symbol, size: 2 * G.radius, color: c, line: { color: bg, width: 1.5 } },
+                   hoverinfo: "text", hovertext: (m.hover || []).map(hover) });
+      } else if (m.type === "outline") {
+        var xs = m.x, ys = m.y;
+        out.push({ type: "scatter", mode: "lines", x: [xs[0], xs[1], xs[1], xs[0], xs[0]], y: [ys[0], ys[0], ys[1], ys[1], ys[0]], meta: meta,
+                   line: { color: c, width: 2, dash: m.dash ? m.dash[0] + "px," + m.dash[1] + "px" : "solid" }, hoverinfo: "skip" });
       }
     });
+    // The walkthrough's outline: a closed line, drawn last on the lines' layer, so it is on top of every
+    // mark (as in the SVG; a bar would sit under the points it outlines).
     var h = chart.highlights && chart.highlights[step - 1];
-    if (h) {
-      out.push({ type: "bar", x: [h[0]], y: [h[3] - h[2]], base: [h[2]], width: [h[1]], meta: "highlight", hoverinfo: "skip",
-                 marker: { color: "rgba(0,0,0,0)", line: { color: colour("highlight"), width: 3 } } });
+    if (h && h.length === 2) {  // one point: an open square marker G.outline across (Plotly's sizes are pixels)
+      out.push({ type: "scatter", mode: "markers", x: [h[0]], y: [h[1]], meta: "highlight", hoverinfo: "skip",
+                 marker: { symbol: "square-open", size: G.outline, color: colour("highlight"), line: { color: colour("highlight"), width: 3 } } });
+    } else if (h) {
+      var x0 = h[0] - h[1] / 2, x1 = h[0] + h[1] / 2;
+      out.push({ type: "scatter", mode: "lines", x: [x0, x1, x1, x0, x0], y: [h[2], h[2], h[3], h[3], h[2]], meta: "highlight",
+                 hoverinfo: "skip", line: { color: colour("highlight"), width: 3 } });
     }
     return out;
   }
@@ -490,11 +533,12 @@
     var out = [];
     chart.marks.forEach(function (m) {
       if (m.type !== "text") return;
+      var gap = m.gap || G.gap, centre = gap + G.centre - G.gap;
       m.x.forEach(function (x, i) {
         var p = m.position[i], side = p === "left" || p === "right";
         out.push({ x: x, y: m.y[i], text: esc(m.text[i]), showarrow: false, font: { color: fg },
                    xanchor: p === "right" ? "left" : p === "left" ? "right" : "center", yanchor: "middle",
-                   xshift: side ? (p === "right" ? G.gap : -G.gap) : 0, yshift: side ? 0 : (p === "above" ? G.centre : -G.centre),
+                   xshift: side ? (p === "right" ? gap : -gap) : 0, yshift: side ? 0 : (p === "above" ? centre : -centre),
                    borderpad: 0, name: m["class"] });
       });
     });

@@ -10,6 +10,12 @@ ways; with the residual off each output replaces the vector and the paths end wh
 Sentences whose paths are the same to the last digit (the same words in another order) share one path,
 named for all of them. The axes have one scale across every state and sentence, the same units across
 and up, so directions and distances read true. The walkthrough outlines the point its step is about.
+
+Without the residual the paths stay within a small area around x₀, one blot at that scale: the chart marks
+the area with a dashed rectangle, and a close-up under it (its own chart, titled with how many times it
+enlarges, again one scale for every residual-off state) draws the same paths there with their labels and
+the walkthrough's outlines. The other sentences' points are rings, so where two paths coincide both show,
+and the legend says from which block they sit on one point.
 """
 
 from __future__ import annotations
@@ -17,13 +23,14 @@ from __future__ import annotations
 import numpy as np
 
 from builder.figures import FOLDER, FigureContext, FigureKind, N_, view_key
-from builder.figures.chart import legend, nice_range, place_labels, tick_decimals
+from builder.figures.chart import POINT_OUTLINE, legend, nice_range, place_labels, tick_decimals
 from builder.steps import MAX_BLOCK
 
 WIDE, NARROW = 640, 360  # the drawing's widths (as the other charts); its height keeps one unit the same across and up
 MARGINS = {"wide": {"l": 58, "r": 14, "t": 32, "b": 46}, "narrow": {"l": 46, "r": 8, "t": 32, "b": 42}}  # as chart.SIZES
-SAME_POINT = 0.05  # points closer than this (in the axes' units) are one point to the eye and share a label
-OUTLINE = 0.5  # the walkthrough's square around a point, in the axes' units
+SAME_POINT = 0.006  # points closer than this share of the x axis are one point to the eye and share a label
+CLOSE_UP_SHAPE = 1.6  # the close-up is this many times wider than tall
+TIMES = (4, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000)  # how many times the close-up enlarges: a round number
 
 LABELS = {
     "title": N_("Path in meaning space"),
@@ -47,6 +54,13 @@ LABELS = {
     "twin_caption": N_("The path of “%(token)s” in %(titles)s, residual %(residual)s: %(x)s and %(y)s after each "
                        "block."),
     "position": N_("Where"),
+    "meets": N_("%(titles)s, on the same point as the picked sentence from block %(n)s on (the rings around its dots)"),
+    "zoom_title": N_("Close-up: the dashed rectangle enlarged %(times)s times"),
+    "zoom_area": N_("Dashed rectangle: the area of the close-up below"),
+    # Translators: the residual-off caption, then caption_zoom. Chinese and Japanese need no space between them.
+    "caption_with_zoom": N_("%(caption)s %(zoom)s"),
+    "caption_zoom": N_("The paths stay so close to x₀ that this chart shows them as one small blot; the close-up "
+                       "below it enlarges them %(times)s times."),
 }
 
 
@@ -98,35 +112,66 @@ def _frame(x_span: float, y_span: float) -> dict:
     return out
 
 
+def _axis(lo: float, hi: float) -> tuple[float, float, list[float]]:
+    """An axis from lo to hi as given, with the round ticks (1, 2 or 5 × 10ⁿ apart) that fall inside it."""
+    _, _, ticks = nice_range(lo, hi)
+    return round(lo, 4), round(hi, 4), [t for t in ticks if lo - 1e-9 <= t <= hi + 1e-9]
+
+
+def _close_up(paths, x_axis, y_axis) -> dict | None:
+    """Where the residual-off paths stay, enlarged: a window a round number of times smaller than the main
+    chart (`times`), wider than tall, the same for every residual-off state, so they compare in it too; its
+    units as long across as up. None when those paths are not small in the main chart."""
+    off = np.vstack([by[False] for by in paths.values()])
+    lo, hi = off.min(axis=0), off.max(axis=0)
+    need = (hi - lo) * 1.3 + 1e-6  # room around the points for their labels
+    main_span = x_axis[1] - x_axis[0]
+    need_x = max(need[0], need[1] * CLOSE_UP_SHAPE)
+    fits = [t for t in TIMES if main_span / t >= need_x]
+    if not fits:
+        return None
+    times = max(fits)
+    x_span = main_span / times
+    y_span = max(x_span / CLOSE_UP_SHAPE, need[1])
+    centre = (lo + hi) / 2
+    x = _axis(centre[0] - x_span / 2, centre[0] + x_span / 2)
+    y = _axis(centre[1] - y_span / 2, centre[1] + y_span / 2)
+    return {"times": times, "x": x, "y": y, "frame": _frame(x[1] - x[0], y[1] - y[0])}
+
+
 def views(ctx: FigureContext) -> dict[str, dict]:
-    """One view per (scenario, residual, depth): every sentence's path, the picked one in colour."""
+    """One view per (scenario, residual, depth): every sentence's path, the picked one in colour; with the
+    residual off, a close-up of where the paths stay."""
     x_key, y_key = ctx.args
     first = ctx.scenarios[0]
     xi, yi = first.dimensions.index(x_key), first.dimensions.index(y_key)
     paths = {s.name: _paths(s, xi, yi) for s in ctx.scenarios}
     every = np.vstack([p for by in paths.values() for p in by.values()])
     pad = 0.06 * max(np.ptp(every[:, 0]), np.ptp(every[:, 1]))
-    x_lo, x_hi, x_ticks = nice_range(every[:, 0].min() - pad, every[:, 0].max() + pad)
-    y_lo, y_hi, y_ticks = nice_range(every[:, 1].min() - pad, every[:, 1].max() + pad)
-    frame = _frame(x_hi - x_lo, y_hi - y_lo)
+    x_axis = nice_range(every[:, 0].min() - pad, every[:, 0].max() + pad)
+    y_axis = nice_range(every[:, 1].min() - pad, every[:, 1].max() + pad)
+    main = {"x": x_axis, "y": y_axis, "frame": _frame(x_axis[1] - x_axis[0], y_axis[1] - y_axis[0])}
+    zoom = _close_up(paths, x_axis, y_axis)
     groups = _groups(ctx.scenarios, paths)
     out = {}
     for scenario in ctx.scenarios:
         for residual in (True, False):
             for depth in range(1, MAX_BLOCK + 1):
                 state = {"scenario": scenario.name, "residual": residual, "depth": depth}
-                out[view_key(state, KIND.state)] = _view(ctx, scenario, groups, paths, residual, depth, frame,
-                                                         (x_lo, x_hi, x_ticks), (y_lo, y_hi, y_ticks))
+                out[view_key(state, KIND.state)] = _view(ctx, scenario, groups, paths, residual, depth, main,
+                                                         None if residual else zoom)
     return out
 
 
-def _view(ctx: FigureContext, scenario, groups, paths, residual, depth, frame, x_axis, y_axis) -> dict:
+def _view(ctx: FigureContext, scenario, groups, paths, residual, depth, main, zoom) -> dict:
     first = ctx.scenarios[0]
     x_name, y_name = ctx.dims(first)[first.dimensions.index(ctx.args[0])], ctx.dims(first)[first.dimensions.index(ctx.args[1])]
     token = scenario.tokens[scenario.tracked]
     picked = next(g for g in groups if scenario in g)
     others = [g for g in groups if g is not picked]
     blocks = list(range(depth + 1))
+    shown = {id(g): paths[g[0].name][residual][: depth + 1] for g in groups}
+    mine = shown[id(picked)]
 
     def titles(group):  # “money in the bank”, or “by the river bank” and “bank by the river” sharing a path
         names = [ctx.t("quoted", text=ctx.sentence(s)) for s in group]
@@ -144,59 +189,103 @@ def _view(ctx: FigureContext, scenario, groups, paths, residual, depth, frame, x
         return ctx.block(n) if n else ctx.t("input") + " x₀"
 
     def mark(group, css):
-        points = paths[group[0].name][residual][: depth + 1]
+        points = shown[id(group)]
         m = {"type": "line", "class": css, "symbol": "circle", "x": [round(float(p[0]), 4) for p in points],
              "y": [round(float(p[1]), 4) for p in points],
              # the hover names the path by its first sentence (the legend names them all)
              "hover": [ctx.t("point", titles=ctx.t("quoted", text=ctx.sentence(group[0])), where=where(n))
                        + f"\n{x_name}: {ctx.num(p[0])}\n{y_name}: {ctx.num(p[1])}" for n, p in zip(blocks, points)]}
-        if css == "path-other":
+        if css == "path-other":  # dashed, its points rings: where it runs under the picked path, the rings show
             m["dash"] = [7, 4]
+            m["symbol"] = "ring"
         return m
 
-    marks = [mark(g, "path-other") for g in others] + [mark(picked, "path-picked")]
-    mine = paths[picked[0].name][residual][: depth + 1]
-    # Which block each point is after; points that sit on each other (the collapse) share one label, "3–6".
-    runs = []
-    for n, point in enumerate(mine):
-        if runs and np.linalg.norm(point - mine[runs[-1][0]]) < SAME_POINT:
-            runs[-1][1] = n
-        else:
-            runs.append([n, n])
-    names = ["x₀" if a == 0 else str(a) if a == b else f"{a}–{b}" for a, b in runs]
-    marks.append({"type": "text", "class": "value", "optional": True, "x": [marks[-1]["x"][a] for a, _ in runs],
-                  "y": [marks[-1]["y"][a] for a, _ in runs], "text": names})
-    (x_lo, x_hi, x_ticks), (y_lo, y_hi, y_ticks) = x_axis, y_axis
-    xd, yd = tick_decimals(x_ticks), tick_decimals(y_ticks)
+    def labels(span):
+        """Which block each point of the picked path is after; points that sit on each other (the collapse)
+        share one label, "3–6"."""
+        runs = []
+        for n, point in enumerate(mine):
+            if runs and np.linalg.norm(point - mine[runs[-1][0]]) < SAME_POINT * span:
+                runs[-1][1] = n
+            else:
+                runs.append([n, n])
+        # "gap": clear of the rings around the points and of the square the walkthrough draws around one
+        return {"type": "text", "class": "value", "optional": True, "gap": POINT_OUTLINE / 2 + 2,
+                "x": [round(float(mine[a][0]), 4) for a, _ in runs],
+                "y": [round(float(mine[a][1]), 4) for a, _ in runs],
+                "text": ["x₀" if a == 0 else str(a) if a == b else f"{a}–{b}" for a, b in runs]}
+
+    def meets(group, span):
+        """The block from which this path sits on the picked one to the end, or None."""
+        apart = np.linalg.norm(shown[id(group)] - mine, axis=1) >= SAME_POINT * span
+        if apart[-1]:
+            return None
+        n = len(apart) - 1
+        while n > 1 and not apart[n - 1]:
+            n -= 1
+        return n
+
+    def axes(a):
+        (x_lo, x_hi, x_ticks), (y_lo, y_hi, y_ticks) = a["x"], a["y"]
+        xd, yd = tick_decimals(x_ticks), tick_decimals(y_ticks)
+        return {"x": {"range": [x_lo, x_hi], "ticks": [[v, ctx.num(v, xd), ctx.num(v, xd)] for v in x_ticks], "title": x_name},
+                "y": {"range": [y_lo, y_hi], "ticks": [[v, ctx.num(v, yd)] for v in y_ticks], "title": y_name},
+                "frame": a["frame"]}
+
+    def path_legend(chart, span):
+        entries = [("path-picked", named(picked))]
+        if others:
+            notes = [ctx.t("meets", titles=named(g), n=meets(g, span)) if meets(g, span) else named(g) for g in others]
+            entries.append(("path-other", "; ".join(notes)))
+        return entries
+
     end = {id(g): paths[g[0].name][residual][depth] for g in groups}
     summary = ctx.t("summary" if others else "summary_one", residual=ctx.on_off(residual), depth=depth, token=token,
                     x=x_name, y=y_name, xv=ctx.num(end[id(picked)][0], 1), yv=ctx.num(end[id(picked)][1], 1),
                     titles=titles(picked),
                     others="; ".join(ctx.t("summary_other", xv=ctx.num(end[id(g)][0], 1), yv=ctx.num(end[id(g)][1], 1),
                                            titles=titles(g)) for g in others))
-    chart = {"x": {"range": [x_lo, x_hi], "ticks": [[v, ctx.num(v, xd), ctx.num(v, xd)] for v in x_ticks], "title": x_name},
-             "y": {"range": [y_lo, y_hi], "ticks": [[v, ctx.num(v, yd)] for v in y_ticks], "title": y_name},
-             "marks": marks, "label": summary, "frame": frame,
-             "highlights": [_outline(step, mine, depth) for step in ctx.walkthrough]}
-    chart["legend"] = legend(chart, [("path-picked", named(picked))]
-                             + ([("path-other", "; ".join(named(g) for g in others))] if others else []))
+    paths_marks = [mark(g, "path-other") for g in others] + [mark(picked, "path-picked")]
+    main_span = main["x"][1] - main["x"][0]
+    chart = {**axes(main), "marks": list(paths_marks), "label": summary}
+    caption = ctx.t("caption_on" if residual else "caption_off", token=token, x=x_name, y=y_name)
+    charts = {"main": chart}
+    if zoom is None:
+        chart["marks"].append(labels(main_span))
+        chart["highlights"] = [_outline(step, mine, depth) for step in ctx.walkthrough]
+        chart["legend"] = legend(chart, path_legend(chart, main_span))
+    else:
+        # The paths stay where the main chart shows one blot: it marks that area and leaves the labels and the
+        # walkthrough's outlines to the close-up, which draws the same paths there, `times` larger.
+        (x_lo, x_hi, _), (y_lo, y_hi, _) = zoom["x"], zoom["y"]
+        chart["marks"].append({"type": "outline", "class": "zoom-area", "x": [x_lo, x_hi], "y": [y_lo, y_hi], "dash": [4, 3]})
+        chart["highlights"] = [None for _ in ctx.walkthrough]
+        zoom_span = x_hi - x_lo
+        title = ctx.t("zoom_title", times=zoom["times"])
+        close = {**axes(zoom), "marks": list(paths_marks) + [labels(zoom_span)], "label": title, "title": title,
+                 "highlights": [_outline(step, mine, depth) for step in ctx.walkthrough]}
+        close["legend"] = legend(close, path_legend(close, zoom_span))
+        chart["legend"] = legend(chart, path_legend(chart, zoom_span) + [("zoom-area", ctx.t("zoom_area"))])
+        place_labels(close)
+        charts["zoom"] = close
+        caption = ctx.t("caption_with_zoom", caption=caption, zoom=ctx.t("caption_zoom", times=zoom["times"]))
     place_labels(chart)
     twins = [{"caption": ctx.t("twin_caption", token=token, titles=titles(g), residual=ctx.on_off(residual), x=x_name, y=y_name),
               "columns": [ctx.t("position"), x_name, y_name],
               "rows": [[where(n), ctx.num(p[0]), ctx.num(p[1])] for n, p in zip(blocks, paths[g[0].name][residual])]}
              for g in [picked] + others]
-    caption = ctx.t("caption_on" if residual else "caption_off", token=token, x=x_name, y=y_name)
-    return {"charts": {"main": chart}, "twins": twins, "summary": summary, "caption": caption, "steps": []}
+    return {"charts": charts, "twins": twins, "summary": summary, "caption": caption, "steps": []}
 
 
 def _outline(step, points, depth):
-    """The square a walkthrough step draws around the point it is about: the input, the stream after the
-    step's block (a sublayer's step: its block), the last point for the sum; None beyond the depth."""
+    """The point a walkthrough step outlines (chart.py draws a square of a fixed size around it, clear of the
+    marker and of its label on a phone too): the input, the stream after the step's block (a sublayer's
+    step: its block), the last point for the sum; None beyond the depth."""
     n = depth if step.is_sum else step.block
     if n > depth:
         return None
     x, y = points[n]
-    return [round(float(x), 4), OUTLINE, round(float(y) - OUTLINE / 2, 4), round(float(y) + OUTLINE / 2, 4)]
+    return [round(float(x), 4), round(float(y), 4)]
 
 
 KIND = FigureKind(name="meaning-path", folder=FOLDER / "meaning_path", state=("scenario", "residual", "depth"),
