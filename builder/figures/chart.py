@@ -333,7 +333,8 @@ def _mark(mark: dict, sx, sy) -> str:
             parts.append('<polyline class="stroke" points="' + " ".join(f"{f(x)},{f(y)}" for x, y in points) + f'"{dash}/>')
         for i, ((px, py), x, y) in enumerate(zip(points, mark["x"], mark["y"])):
             title = f"<title>{escape(hover[i])}</title>" if i < len(hover) else ""
-            parts.append(f'<path class="point" d="{_symbol(mark.get("symbol"), px, py)}" data-x="{x}" data-y="{y}">{title}</path>')
+            ring = " ring" if mark.get("symbol") == "ring" else ""
+            parts.append(f'<path class="point{ring}" d="{_symbol(mark.get("symbol"), px, py)}" data-x="{x}" data-y="{y}">{title}</path>')
     elif kind == "outline":
         (x0, x1), (y0, y1) = mark["x"], mark["y"]
         dash = f' stroke-dasharray="{mark["dash"][0]} {mark["dash"][1]}"' if mark.get("dash") else ""

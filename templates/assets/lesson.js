@@ -412,7 +412,8 @@
           g.appendChild(svgEl("polyline", line));
         }
         pts.forEach(function (p, i) {
-          g.appendChild(titled(svgEl("path", { "class": "point", d: symbol(mark.symbol, p[0], p[1]), "data-x": mark.x[i], "data-y": mark.y[i] }), i));
+          g.appendChild(titled(svgEl("path", { "class": mark.symbol === "ring" ? "point ring" : "point", d: symbol(mark.symbol, p[0], p[1]),
+                                               "data-x": mark.x[i], "data-y": mark.y[i] }), i));
         });
       } else if (mark.type === "outline") {
         var corners = [[mark.x[0], mark.y[0]], [mark.x[1], mark.y[0]], [mark.x[1], mark.y[1]], [mark.x[0], mark.y[1]], [mark.x[0], mark.y[0]]];
