@@ -65,6 +65,12 @@ def test_diagram_strokes_line_up_across_lines(real_site, open_page, lang, width)
     assert checked >= 4  # the residual diagram and the block diagram have vertical strokes
 
 
+# Off-screen lesson blocks are laid out only near the screen (content-visibility: auto), and text above
+# that gets laid out moves the rest: a block measured right after scrolling to it may be skipped again.
+# These tests are about the blocks' own boxes, so every block is laid out from the start.
+EVERY_BLOCK_LAID_OUT = "article > * { content-visibility: visible !important; }"
+
+
 @pytest.mark.browser
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("width", [390, 1280])
@@ -72,11 +78,11 @@ def test_a_diagram_shows_all_of_itself_without_scrolling(real_site, open_page, l
     """The residual diagram's point is at its right end ("x + Δ", the identity path's note): on a phone its
     text gets smaller until its widest line fits, instead of being cut off at the edge."""
     page = open_page((real_site / lang / "ffn-residual.html").as_uri(), viewport={"width": width, "height": 844})
+    page.add_style_tag(content=EVERY_BLOCK_LAID_OUT)
     pres = page.locator("figure.diagram pre").all()
     assert len(pres) == 4
     for pre in pres:
         pre.scroll_into_view_if_needed()
-        page.wait_for_function("e => e.checkVisibility({ contentVisibilityAuto: true })", arg=pre.element_handle())
         scroll, client, right, text_right, size = pre.evaluate("""e => { const r = document.createRange(); r.selectNodeContents(e);
           const texts = [...r.getClientRects()].map(x => x.right);
           return [e.scrollWidth, e.clientWidth, e.getBoundingClientRect().right, Math.max(...texts), parseFloat(getComputedStyle(e).fontSize)]; }""")
@@ -112,11 +118,11 @@ def test_code_wider_than_the_page_says_so_and_scrolls_by_keyboard(real_site, ope
     from test_browser import catalog
 
     page = open_page((real_site / lang / "transformer-block.html").as_uri(), viewport={"width": width, "height": 844})
+    page.add_style_tag(content=EVERY_BLOCK_LAID_OUT)
     pres = page.locator("article pre:not(.diagram pre)").all()
     wide = []
-    for pre in pres:  # laid out once near the screen (content-visibility: auto)
+    for pre in pres:
         pre.scroll_into_view_if_needed()
-        page.wait_for_function("e => e.checkVisibility({ contentVisibilityAuto: true })", arg=pre.element_handle())
         if pre.evaluate("e => e.scrollWidth > e.clientWidth + 1"):
             wide.append(pre)
     assert len(wide) >= 2  # the first code block and the reproduce section's code are wider than the page
