@@ -254,6 +254,7 @@ def test_without_the_residual_the_ffn_shrinks_what_attention_left_of_the_differe
     s = scenario("river-bank")
     ffn = s.traces["pre-off"].steps[1]  # block 1's FFN, residual off: its output is the stream
     assert spread(ffn.normed) > 0.1  # "what it reads still differs a little"
+    assert spread(ffn.normed) > 2 * spread(ffn.before)  # "the norm before the FFN widens what attention left"
     assert spread(ffn.delta) < 0.1 * spread(ffn.normed)  # "its outputs differ by less than a tenth of that"
     assert 0 < spread(ffn.after) < 0.05  # printed as 0.0 to one decimal, "not really zero"
 
@@ -353,3 +354,45 @@ def test_every_control_the_text_names_is_on_the_page_under_that_name(real_site, 
     for name in CONTROLS_NAMED[(lang, slug)]:
         assert quote.format(name) in prose, name
         assert any(label.startswith(name) for label in labels), (name, labels)
+
+
+def test_pre_norm_after_its_final_norm_keeps_about_0_2_of_the_identity_by_its_own_value():
+    """ffn-residual states this pre-norm figure as "约 0.2" (no trace reference reaches the final norm), next to
+    post-norm's own 0.2; the identity falls at the normalisation step: the other dimensions grow, so the
+    standard deviation divided by grows, while the raw pre-norm component itself keeps rising."""
+    from builder.engine import norm
+
+    s = scenario("river-bank")
+    identity, t = s.dimensions.index("bank_identity"), s.tracked
+    raw = s.traces["pre-on"].block_outputs()[:, t]
+    final = norm(raw[-1:])[0]
+    assert round(final[identity], 1) == 0.2
+    for lang in ("zh", "ja"):  # the one figure the text types itself (no reference reaches the final norm)
+        assert "约 $0.2$" in (CONTENT / lang / "ffn-residual.md").read_text(encoding="utf-8").replace("約", "约")
+    assert np.all(np.diff(raw[:, identity]) > 0)  # "the component itself keeps growing"
+    assert np.all(np.diff(raw.std(axis=-1)) > 0)  # "the standard deviation divided by grows"
+    for step in s.traces["post-on"].steps[1:]:  # post-norm, after block 1's first norm (the text's 1.3 → 0.2):
+        # a sublayer barely moves it; its normalisation cuts it
+        assert abs(step.delta[t, identity]) < 0.25
+        assert step.after[t, identity] < (step.before + step.delta)[t, identity]
+
+
+def test_block_1_outputs_are_alike_because_the_attention_rows_are_alike():
+    """"by and the have the same row to two decimals, river's row is almost even, only bank's leans to river"."""
+    s = scenario("river-bank")
+    weights = s.traces["pre-on"].steps[0].attention
+    row = {word: weights[s.tokens.index(word)] for word in s.tokens}
+    np.testing.assert_array_equal(np.round(row["by"], 2), np.round(row["the"], 2))
+    assert np.all(np.abs(row["river"] - 0.25) < 0.02)
+    assert s.tokens[int(np.argmax(row["bank"]))] == "river" and row["bank"].max() > 0.3
+
+
+def test_with_the_residual_on_even_weights_add_almost_the_same_correction_to_every_word():
+    """Residual on, block 4 onwards: every row close to 0.25, so attention's corrections barely differ, while
+    the largest distance between words still grows from the input to block 6 (kept by the stream)."""
+    s = scenario("river-bank")
+    on = s.traces["pre-on"]
+    for step in on.steps[6::2]:
+        assert np.all(np.abs(step.attention - 0.25) < 0.01)
+        assert spread(step.delta) < 0.01 * spread(step.before)
+    assert spread(on.block_outputs()[-1]) > spread(s.x0)
