@@ -52,6 +52,7 @@ def compare(source: Lesson, other: Lesson, a: Outline, b: Outline) -> list[Probl
     if a.interactive != b.interactive:
         problems.append(Problem(other.path, other.body_line, f"figures placed by `::: interactive` are {list(b.interactive)} "
                                                              f"but {source.path} places {list(a.interactive)}"))
+    problems += compare_figure_labels(source, other, a, b)
     if a.refs != b.refs:
         missing = sorted((a.refs - b.refs).elements())
         extra = sorted((b.refs - a.refs).elements())
@@ -62,6 +63,23 @@ def compare(source: Lesson, other: Lesson, a: Outline, b: Outline) -> list[Probl
         line = b.ref_lines.get(extra[0], other.body_line) if extra else other.body_line
         problems.append(Problem(other.path, line, f"figures differ from {source.path}: {detail}"))
     return problems
+
+
+def compare_figure_labels(source: Lesson, other: Lesson, a: Outline, b: Outline) -> list[Problem]:
+    """The figures (diagrams and interactive ones, numbered in page order) must carry the source's labels
+    in the same order, so that `@fig-…` finds the same figure, with the same number, in every language."""
+    theirs, mine = a.figure_labels, b.figure_labels
+    if len(theirs) != len(mine):
+        return [Problem(other.path, other.body_line, f"{len(mine)} figures (`::: diagram` and `::: interactive`) but "
+                                                     f"{source.path} has {len(theirs)}: figures are numbered, so the "
+                                                     "translation keeps each one")]
+    return [Problem(other.path, my_line, f"figure {n} is {_label(my_label)} but {source.path}:{line} has it "
+                                         f"{_label(label)}")
+            for n, ((label, line), (my_label, my_line)) in enumerate(zip(theirs, mine), 1) if label != my_label]
+
+
+def _label(label: str) -> str:
+    return f"labelled {{#{label}}}" if label else "without a label"
 
 
 def _shown(value) -> str:

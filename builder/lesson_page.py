@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from builder.content import Lesson, meta_line
 from builder.errors import Problem, UserError
-from builder.figures.page import check_args, figure_views, page_data, render_figure
+from builder.figures.page import check_args, figure_number, figure_views, page_data, render_figure
 from builder.i18n import Language, format_number
 from builder.markdown import Outline
 from builder.pages import json_for_script, render_page
@@ -190,17 +190,22 @@ def render_lesson(inputs, lesson: Lesson, lang: Language, translations, page: di
              if name in args and (problem := check_args(name, args[name], scenarios))]
     if wrong:
         raise UserError(wrong)
+    # Each interactive figure's number, from where the lesson places it among its figures (diagrams too).
+    numbers = {figure.name or (lesson.figures[0] if len(lesson.figures) == 1 else ""): n
+               for n, figure in enumerate(parsed.figures, 1) if figure.container == "interactive"}
     if lesson.figures:
         labels = inputs.glossary.break_units(lang.code)  # figure labels never break inside a term either
         views = {name: remembered(inputs, ("views", lang.code, name, tuple(lesson.walkthrough), args[name], labels), scenarios,
                                   lambda name=name: figure_views(name, lang, translations, scenarios, lesson.walkthrough,
                                                                  args[name], labels))
                  for name in lesson.figures}
-        figures = {name: remembered(inputs, ("figure", lang.code, name, tuple(lesson.figures), bool(lesson.walkthrough), labels),
-                                    scenarios,
+        figures = {name: remembered(inputs, ("figure", lang.code, name, tuple(lesson.figures), bool(lesson.walkthrough), labels,
+                                             numbers.get(name)), scenarios,
                                     lambda name=name: render_figure(inputs.env, inputs.templates, translations, lang, name,
                                                                     views[name], scenarios, bool(lesson.walkthrough),
-                                                                    lesson.figures, labels))
+                                                                    lesson.figures, labels,
+                                                                    figure_number(translations, numbers[name])
+                                                                    if name in numbers else ""))
                    for name in lesson.figures}
         # Serialised (and escaped for the script element) once: every page with these figures embeds the same data.
         data = remembered(inputs, ("data", lang.code, tuple(lesson.figures), tuple(lesson.walkthrough), labels), scenarios,
@@ -208,7 +213,8 @@ def render_lesson(inputs, lesson: Lesson, lang: Language, translations, page: di
                                                                     views, labels))))
     units = inputs.glossary.break_units(shown_lang.code)  # headings never break inside a term
     rendered = inputs.renderer.render(lesson.body, lesson.path, lesson.body_line, resolve, figures, shown_lang.code, units,
-                                      resolve_plain=lambda ref: resolve(ref, None))  # output blocks: as Python prints
+                                      resolve_plain=lambda ref: resolve(ref, None),  # output blocks: as Python prints
+                                      figure_number=lambda n: figure_number(translations, n))
     placed = [name for name, _ in rendered.parsed.placed]
     for name, line in rendered.parsed.placed:
         if name and name not in lesson.figures or not name and len(lesson.figures) != 1:

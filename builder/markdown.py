@@ -20,7 +20,11 @@ What lesson Markdown may contain, beyond CommonMark:
   diagram), `::: walkthrough` … `:::` (the ordered list of walkthrough steps), and
   `::: interactive NAME [ARGUMENT...]` `:::` (where the lesson's figure NAME goes, with the words its kind
   takes, such as the plane `meaning-path geography finance` draws; a bare `::: interactive` places its
-  only figure).
+  only figure);
+- figure numbers: diagrams and interactive figures are numbered in page order ("Figure 2" in the page's
+  language, from the catalogs); a figure may end its `:::` line with a label, `{#fig-ffn-sizes}` (the
+  same in every language, like a heading id), and the prose refers to it as `@fig-ffn-sizes`, which
+  prints its number as a link to it. A reference to a label no figure of the page has is an error.
 
 Raw HTML is not allowed: it is escaped and shown as text (markdown-it `html=False`), and
 markdown-it refuses `javascript:`/`vbscript:`/`data:` link targets, so lesson text cannot inject markup.
@@ -58,6 +62,28 @@ CONTAINERS = ("diagram", "walkthrough", "interactive")
 FENCE_LANG = re.compile(r"^ {0,3}(?:```|~~~)[ \t]*([\w+-]+)", re.M)
 OUTPUT = "output"  # the language of a fence that shows what the code block before it prints
 OUTPUT_REF = re.compile(r"\{\{(.*?)\}\}")
+FIGURE_LABEL = re.compile(r"fig-[a-z0-9]+(?:-[a-z0-9]+)*")  # `{#fig-ffn-sizes}` names a figure, `@fig-ffn-sizes` refers to it
+LABEL_AT_END = re.compile(r"\s*\{#([^{}]*)\}\s*$")  # what follows a container's words: `::: diagram Caption {#fig-x}`
+
+
+@dataclass(frozen=True)
+class PlacedFigure:
+    """A numbered figure of a lesson: a `::: diagram` or a `::: interactive`, in page order."""
+
+    container: str  # "diagram" or "interactive"
+    name: str  # the interactive figure's kind ("" for a bare `::: interactive`, and for a diagram)
+    label: str  # "fig-…", or "" when it has none
+    line: int
+
+
+def container_words(info: str, container: str) -> tuple[str, str | None]:
+    """Split a container line's text after its name into (words, label): `diagram Caption {#fig-x}` →
+    ("Caption", "fig-x"); the label is None when there is none."""
+    words = info.strip()[len(container):]
+    match = LABEL_AT_END.search(words)
+    if match is None:
+        return words.strip(), None
+    return words[:match.start()].strip(), match.group(1)
 
 
 @dataclass
@@ -72,6 +98,8 @@ class Parsed:
     walkthrough_line: int | None = None
     placed: list[tuple[str, int]] = field(default_factory=list)  # (figure name or "", line) of each `::: interactive`
     figure_args: dict[str, tuple[str, ...]] = field(default_factory=dict)  # figure name → the words after it
+    figures: list[PlacedFigure] = field(default_factory=list)  # every numbered figure, in page order
+    figure_refs: list[tuple[str, int]] = field(default_factory=list)  # (label, line) of each `@fig-…`
     problems: list[Problem] = field(default_factory=list)
 
     def outline(self) -> "Outline":
@@ -81,7 +109,8 @@ class Parsed:
             refs[ref] += 1
             lines.setdefault(ref, line)
         return Outline(tuple(self.headings), refs, lines, self.steps,
-                       tuple(" ".join((name, *self.figure_args.get(name, ()))) for name, _ in self.placed))
+                       tuple(" ".join((name, *self.figure_args.get(name, ()))) for name, _ in self.placed),
+                       tuple((figure.label, figure.line) for figure in self.figures))
 
 
 @dataclass
@@ -93,6 +122,7 @@ class Outline:
     ref_lines: dict[str, int]
     steps: int
     interactive: tuple[str, ...]  # the figures placed, in order, each with its arguments
+    figure_labels: tuple[tuple[str, int], ...] = ()  # (label or "", line) of every numbered figure, in order
 
 
 @dataclass
@@ -250,6 +280,22 @@ def _alias_note_rule(state, silent):
     return True
 
 
+def _figure_ref_rule(state, silent):
+    """Inline rule: `@fig-label` → a figure_ref token (not inside a word: `x@fig-y.org` stays text)."""
+    before = state.src[state.pos - 1] if state.pos else " "
+    if state.src[state.pos] != "@" or before.isascii() and (before.isalnum() or before in "._-+"):
+        return False
+    match = FIGURE_LABEL.match(state.src, state.pos + 1)
+    if not match:
+        return False
+    if not silent:
+        token = state.push("figure_ref", "", 0)
+        token.content = match.group()
+        token.meta = {"offset": _newlines_before(state, state.pos), "in_link": state.linkLevel > 0}
+    state.pos = match.end()
+    return True
+
+
 def _closing_braces(state, start: int) -> int:
     """The first `}}` at or after `start`, or -1. The answer of the last search is kept on the inline
     state: a paragraph of many unclosed `{{` searched to its end from each of them, in quadratic time."""
@@ -282,6 +328,7 @@ def make_markdown() -> MarkdownIt:
         md.use(container_plugin, name=name, validate=lambda params, *a, n=name: params.strip().split(" ", 1)[0] == n)
     md.inline.ruler.before("escape", "trace_ref", _trace_ref_rule)
     md.inline.ruler.before("link", "term_alias", _alias_note_rule)
+    md.inline.ruler.after("text", "figure_ref", _figure_ref_rule)
     return md
 
 
@@ -294,7 +341,8 @@ class LessonRenderer:
         self._fence = self.md.renderer.rules["fence"]
         rules = {"trace_ref": self._render_ref, "heading_open": self._open_heading, "heading_close": self._close_heading,
                  "td_open": self._open_cell, "td_close": self._close_cell,
-                 "text": self._render_text, "term_alias": self._render_text, "fence": self._render_fence}
+                 "text": self._render_text, "term_alias": self._render_text, "fence": self._render_fence,
+                 "figure_ref": self._render_figure_ref}
         for name in CONTAINERS:
             rules[f"container_{name}_open"] = getattr(self, f"_open_{name}")
             rules[f"container_{name}_close"] = getattr(self, f"_close_{name}")
@@ -318,16 +366,19 @@ class LessonRenderer:
         return parsed
 
     def render(self, body: str, path: Path, first_line: int, resolve, figures: dict[str, str] | None = None,
-               lang: str = "", units: tuple[str, ...] = (), resolve_plain=None) -> Rendered:
+               lang: str = "", units: tuple[str, ...] = (), resolve_plain=None, figure_number=str) -> Rendered:
         """Render `body` (whose first line is line `first_line` of `path`); headings never break inside
         one of `units` (the glossary's terms). `resolve(ref)` gives a trace value as the text shows it,
-        `resolve_plain(ref)` as Python prints it (for output blocks)."""
+        `resolve_plain(ref)` as Python prints it (for output blocks); `figure_number(n)` a figure's
+        number as its caption and the references to it show it ("Figure 2", from the catalogs)."""
         parsed = self.parse(body, path, first_line)
         out = Rendered(html="", parsed=parsed, problems=list(parsed.problems))
         if not parsed.tokens:
             return out
+        figures = figures or {}
         env = {"resolve": resolve, "resolve_plain": resolve_plain or resolve, "out": out, "path": path,
-               "figures": figures or {}, "lang": lang, "units": units}
+               "figures": figures, "lang": lang, "units": units, "figure_number": figure_number,
+               "figure_targets": figure_targets(parsed.figures, figures)}
         try:
             out.html = self.md.renderer.render(parsed.tokens, self.md.options, env)
         except Exception as err:  # most often invalid LaTeX inside $...$
@@ -371,11 +422,26 @@ class LessonRenderer:
                 out.walkthrough_line = line
             elif token.type == "container_walkthrough_close":
                 in_walkthrough = False
-            elif token.type == "container_interactive_open":
-                name, *args = token.info.strip()[len("interactive"):].split() or [""]
-                out.placed.append((name, line))
-                if args:
-                    out.figure_args[name] = tuple(args)
+            elif token.type in ("container_interactive_open", "container_diagram_open"):
+                container = token.type.removeprefix("container_").removesuffix("_open")
+                words, label = container_words(token.info, container)
+                token.info = f"{container} {words}"  # the label is kept apart, like a heading's id
+                name = ""
+                if container == "interactive":
+                    name, *args = words.split() or [""]
+                    out.placed.append((name, line))
+                    if args:
+                        out.figure_args[name] = tuple(args)
+                if label is not None and not FIGURE_LABEL.fullmatch(label):
+                    out.problems.append(Problem(path, line, f"{{#{label}}} is not a figure label: write `{{#fig-name}}` "
+                                                            "(lower-case letters, digits and hyphens after fig-)"))
+                    label = None
+                first = next((figure.line for figure in out.figures if label and figure.label == label), None)
+                if first is not None:
+                    out.problems.append(Problem(path, line, f"the figure label {{#{label}}} is used twice on the page "
+                                                            f"(also on line {first})"))
+                token.meta["number"], token.meta["label"] = len(out.figures) + 1, label
+                out.figures.append(PlacedFigure(container, name, label or "", line))
             elif in_walkthrough and token.type == "list_item_open":
                 walk_depth += 1
                 out.steps += walk_depth == 1
@@ -386,6 +452,12 @@ class LessonRenderer:
                     child.meta["line"] = line + child.meta.get("offset", 0)
                     if child.type == "trace_ref":
                         out.refs.append((child.content, child.meta["line"]))
+                    elif child.type == "figure_ref":
+                        out.figure_refs.append((child.content, child.meta["line"]))
+                        if tokens[i - 1].type == "heading_open":
+                            out.problems.append(Problem(path, child.meta["line"], f"@{child.content} in a heading: the "
+                                                        "table of contents shows headings as written; refer to the "
+                                                        "figure in the text"))
                     elif child.type == "math_inline":
                         problem = _math_problem(child.content)
                         if problem:
@@ -423,6 +495,12 @@ class LessonRenderer:
                     out.problems.append(Problem(path, line, problem))
         if in_walkthrough:
             out.problems.append(Problem(path, out.walkthrough_line, "`::: walkthrough` is not closed by `:::`"))
+        labels = sorted(figure.label for figure in out.figures if figure.label)
+        for label, line in out.figure_refs:
+            if label not in labels:
+                out.problems.append(Problem(path, line, f"@{label} refers to no figure of this page: end the figure's "
+                                                        f"`:::` line with {{#{label}}}" + (
+                                                            f" (labels on this page: {', '.join(labels)})" if labels else "")))
 
     @staticmethod
     def _annotate_output(out: Parsed, path, line: int, content: str, before: str | None) -> None:
@@ -495,14 +573,28 @@ class LessonRenderer:
         return escapeHtml(tokens[idx].content)
 
     def _open_diagram(self, tokens, idx, options, env):
-        caption = tokens[idx].info.strip()[len("diagram"):].strip()
-        env["caption"] = caption
+        caption, label = tokens[idx].info.strip()[len("diagram"):].strip(), tokens[idx].meta["label"]
+        number = html.escape(env["figure_number"](tokens[idx].meta["number"]))
+        env["caption"] = f'<span class="figure-number">{number}</span> {html.escape(caption)}'
         if not caption:
             env["out"].problems.append(Problem(env["path"], tokens[idx].meta["line"], "a diagram needs a caption: `::: diagram Caption`"))
+        if label:
+            return f'<figure class="diagram" id="{html.escape(label)}">\n'
         return '<figure class="diagram">\n'
 
     def _close_diagram(self, tokens, idx, options, env):
-        return f'<figcaption>{html.escape(env.pop("caption", ""))}</figcaption>\n</figure>\n'
+        return f'<figcaption>{env.pop("caption", "")}</figcaption>\n</figure>\n'
+
+    def _render_figure_ref(self, tokens, idx, options, env):
+        token = tokens[idx]
+        target = env["figure_targets"].get(token.content)
+        if target is None:  # reported by the parse
+            return html.escape("@" + token.content)
+        anchor, number = target
+        text = html.escape(env["figure_number"](number))
+        if token.meta.get("in_link"):  # a link may not hold another
+            return f'<span class="figure-ref">{text}</span>'
+        return f'<a class="figure-ref" href="#{html.escape(anchor)}">{text}</a>'
 
     def _open_walkthrough(self, tokens, idx, options, env):
         env["walk_start"] = idx
@@ -533,6 +625,20 @@ class LessonRenderer:
 
     def _close_interactive(self, tokens, idx, options, env):
         return ""
+
+
+def figure_targets(placed: list[PlacedFigure], figures: dict[str, str]) -> dict[str, tuple[str, int]]:
+    """Each figure label → (the id its references link to, its number). A diagram takes its label as its
+    id; an interactive figure keeps its kind's name (the page's script finds it by that), so
+    `@fig-depth` links to `#depth-map`."""
+    targets = {}
+    for number, figure in enumerate(placed, 1):
+        if figure.label and figure.label not in targets:
+            if figure.container == "diagram":
+                targets[figure.label] = (figure.label, number)
+            else:  # a bare `::: interactive` places the lesson's only figure
+                targets[figure.label] = (figure.name or (next(iter(figures)) if len(figures) == 1 else ""), number)
+    return targets
 
 
 def pygments_css(style: str, selector: str) -> str:

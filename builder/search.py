@@ -55,7 +55,7 @@ PLACEHOLDER = "assets/search-{lang}." + "<" * HASH_LENGTH + ".js"
 CJK_RANGES = ((0x3005, 0x3007), (0x3041, 0x3096), (0x309D, 0x309E), (0x30A1, 0x30FA), (0x30FC, 0x30FE),
               (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xAC00, 0xD7A3))
 
-_DIAGRAM = re.compile(r'(<figure class="diagram">).*?(<figcaption>)', re.S)  # keep the caption, not the drawing
+_DIAGRAM = re.compile(r'(<figure class="diagram"[^>]*>).*?(<figcaption>)', re.S)  # keep the caption, not the drawing
 _HEADING = re.compile(r'<h([23]) id="([^"]+)"[^>]*>(.*?)</h\1>', re.S)
 _BLOCK_END = re.compile(r"</(?:p|li|pre|td|th|figcaption|blockquote|h[1-6])>|<br\s*/?>")
 _TAG = re.compile(r"<[^>]*>")

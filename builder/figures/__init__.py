@@ -54,6 +54,9 @@ COMMON_LABELS = {
     # Translators: an example sentence as a caption names it: its English words, then its title in your
     # language, as the lesson text names it ("by the river bank（河岸边）")
     "sentence": N_("%(text)s (%(title)s)"),
+    # Translators: a figure's number, in its caption and where the text refers to it ("Figure 2");
+    # figures are numbered per page, diagrams and interactive figures alike
+    "figure": N_("Figure %(n)s"),
 }
 
 

@@ -95,8 +95,9 @@ def set_labels(view: dict, label) -> None:
 
 
 def render_figure(env, templates: Path, translations, lang: Language, kind_name: str, views: dict[str, dict],
-                  scenarios: list[Scenario], walkthrough: bool, kinds=(), units: tuple[str, ...] = ()) -> str:
-    """The figure's HTML in its default state: the view of the lesson's default scenario and settings."""
+                  scenarios: list[Scenario], walkthrough: bool, kinds=(), units: tuple[str, ...] = (), number: str = "") -> str:
+    """The figure's HTML in its default state: the view of the lesson's default scenario and settings;
+    `number` is its number on the page ("Figure 2"), shown before its title."""
     kind = KINDS[kind_name]
     state = defaults(scenarios[0], kinds)
     view = views[view_key(state, kind.state)]
@@ -123,7 +124,12 @@ def render_figure(env, templates: Path, translations, lang: Language, kind_name:
 
     return render_page(env, f"figures/{kind.template}", translations, templates, kind=kind, fid=fid, view=view,
                        state=state, t=ctx.t, label=label, scenarios=choices, svgs=svgs, shapes=shapes, charts=charts,
-                       walkthrough=walkthrough, max_block=MAX_BLOCK)
+                       walkthrough=walkthrough, max_block=MAX_BLOCK, number=number)
+
+
+def figure_number(translations, n: int) -> str:
+    """A figure's number on its page, "Figure 2" in the page's language (diagrams are numbered alike)."""
+    return translations.gettext(COMMON_LABELS["figure"]) % {"n": n}
 
 
 def page_data(translations, lang: Language, scenarios: list[Scenario], walkthrough: list[str],
