@@ -12,7 +12,9 @@ Post-norm, the 2017 layout, is here only so a lesson can compare the two:
 x = norm(x + attention(x)), x = norm(x + ffn(x)).
 
 Shapes: T tokens, D = 4 model dimensions, H hidden FFN units.
-Every block uses the SAME weights (the lesson shares one hand-set block).
+Every block uses the SAME weights: the lessons share one block, stored in content/models/bank-block.toml
+(builder/models.py reads it; this module never opens a file). They were not trained: tools/fit_weights.py
+fitted them, with the words' vectors, to the figures the lessons state.
 The attention has no causal mask and no position information, so the block is
 permutation equivariant: reordering tokens reorders every output the same way.
 """
@@ -30,7 +32,7 @@ SUBLAYERS = ("attention", "ffn")
 
 @dataclass(frozen=True)
 class Weights:
-    """The one set of hand-set weights every block shares."""
+    """The one set of weights every block shares (fitted by tools/fit_weights.py, stored in the model file)."""
 
     w_q: np.ndarray  # (D, D) query projection
     w_k: np.ndarray  # (D, D) key projection

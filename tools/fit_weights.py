@@ -1,4 +1,4 @@
-"""Fit the one set of hand-set weights every scenario shares, once.
+"""Fit the weights of the one block every scenario shares, and the vocabulary's vectors, by least squares.
 
 Development only (needs scipy, which the builder never imports):
 
@@ -21,7 +21,11 @@ The third scenario is the river sentence in another order; it needs no fitting (
 
 We fit the free parameters (the other words' vectors, the attention and FFN weights) by least
 squares, round every weight to two decimals, then refit the still-free parameters with the rounded
-ones held fixed, a group at a time, so rounding does not compound through the blocks.
+ones held fixed, a group at a time, so rounding does not compound through the blocks. This runs from
+SEEDS random starts (6 by default); a result counts only if it meets every figure within the tolerances
+of `acceptable`, and of those the one with the smallest worst error on TARGETS is written. The targets
+are the lessons' own figures (with a gentle pull towards PRIOR and towards small weights), not a task
+or data: the weights are fitted, not trained.
 """
 
 from __future__ import annotations
