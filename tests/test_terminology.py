@@ -145,3 +145,17 @@ def test_a_malformed_glossary_is_reported_with_its_line(content_copy, entry, mes
     problems = [str(p) for p in caught.value.problems]
     assert len(problems) == 1 and problems[0].startswith(f"{content_copy / 'glossary.toml'}:") and message in problems[0]
     assert int(problems[0].split(":")[1]) >= 3  # the entry's own line, not the file's first
+
+
+@pytest.mark.parametrize("lang,planted,variants", [("zh", "前馈网络的隐藏层有四个单元。", ["隐藏层"]),
+                                                   ("zh", "隐层和隐含层也一样。", ["隐层", "隐含层"]),
+                                                   ("ja", "FFN の隠れ層には四つのユニットがあります。", ["隠れ層"])])
+def test_the_real_glossary_names_the_ffns_hidden_layer_as_the_lessons_do(real_content_copy, lang, planted, variants):
+    """The lessons call it 中间层 / 中間層 throughout; a textbook synonym is reported as that term's variant, and
+    only so (its 层 / 層 is not also taken for a block)."""
+    preferred = {"zh": "中间层", "ja": "中間層"}[lang]
+    lesson = real_content_copy / lang / "ffn-residual.md"
+    assert lesson.read_text(encoding="utf-8").count(preferred) >= 3
+    line = append(lesson, planted + "\n")
+    assert terminology(real_content_copy) == [
+        f"{lesson}:{line}: warning: terminology: write “{preferred}” (the FFN's hidden layer), not “{variant}”" for variant in variants]
