@@ -5,7 +5,7 @@ translator can move a reference anywhere within a sentence. The grammar is in bu
 
 Examples: `{{on:b0}}`, `{{on:b1.attention}}`, `{{on:b1.ffn.after}}`, `{{off:b6 length}}`,
 `{{on:b0-3 geography}}` → 0.3 → 1.3 → 2.3 → 3.4, `{{off:b2 spread}}`, `{{off:b1.attention.after spread}}`,
-`{{money-bank/on:b3 finance}}`.
+`{{money-bank/on:b3 finance}}`, `{{on:b6.final bank_identity}}` (after the stack's final norm) → 0.2.
 Figures print to one decimal; attention weights to two.
 """
 
@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from builder.engine import Trace
+from builder.engine import Trace, norm
 from builder.i18n import format_number, format_vector
 from builder.scenarios import Scenario
-from builder.steps import RUNS, parse_ref
+from builder.steps import RUNS, Ref, parse_ref
 
 SERIES_ARROW = " → "
 MIN_LENGTH = 1e-9  # a vector shorter than this has no direction to take a cosine of
@@ -50,6 +50,8 @@ class TraceValues:
         trace, t, dims, field = scenario.traces[RUNS[ref.run]], scenario.tracked, scenario.dimensions, ref.field
         if not 0 <= ref.first <= trace.depth or (ref.sublayer and ref.first == 0):
             return "", f"block {ref.first} out of range in {{{{{text}}}}} (0 is the input, 1 to {trace.depth} are blocks)"
+        if ref.final:
+            return self._after_final_norm(scenario, ref)
         known = f"use {', '.join(dims)}, length, correction, spread or cosine"
         if ref.last is not None:  # a series
             if not ref.first < ref.last <= trace.depth:
@@ -98,6 +100,31 @@ class TraceValues:
         if not np.isfinite(value):
             return "", f"{{{{{text}}}}} has no finite value in this scenario"
         return self._number(value, 2 if field == "cosine" else 1), None
+
+    def _after_final_norm(self, scenario: Scenario, ref: Ref) -> tuple[str, str | None]:
+        """`bN.final`: the stream after block N through the stack's final norm (LayerNorm, γ = 1, β = 0), as the
+        lesson's `x = final_norm(x)` does after the last block: what the output layer would read."""
+        text, trace, t, dims = ref.text, scenario.traces[RUNS[ref.run]], scenario.tracked, scenario.dimensions
+        if ref.run == "post":
+            return "", (f"{{{{{text}}}}}: post-norm has no final norm (its stream is normalised after every sublayer "
+                        f"already); write {{{{post:b{ref.first}{' ' + ref.field if ref.field else ''}}}}}")
+        if ref.first == 0:
+            return "", f"{{{{{text}}}}}: the final norm comes after a block; use b1.final to b{trace.depth}.final"
+        stream = norm(trace.block_outputs()[ref.first - 1])  # (T, D): every token, for `spread`
+        if ref.field is None:
+            return self._vector(stream[t]), None
+        if ref.field in dims:
+            value = float(stream[t, dims.index(ref.field)])
+        elif ref.field == "length":
+            value = float(np.linalg.norm(stream[t]))
+        elif ref.field == "spread":
+            value = _spread(stream)
+        else:
+            return "", (f"field {ref.field!r} has no value after the final norm in {{{{{text}}}}} "
+                        f"(use {', '.join(dims)}, length or spread)")
+        if not np.isfinite(value):
+            return "", f"{{{{{text}}}}} has no finite value in this scenario"
+        return self._number(value), None
 
     def _has_direction(self, scenario: Scenario, run: str, block: int) -> bool:
         """Whether both vectors a cosine compares are long enough to have a direction."""

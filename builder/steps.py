@@ -19,16 +19,20 @@ Trace references (`{{...}}` in lesson text): `[SCENARIO/]RUN:SELECTION [FIELD]`
                bN                 the stream after block N (1-6)
                bN.attention       block N's attention step: its correction Δ (default) ...
                bN.ffn             ... or, with `.after` / `.before`, the stream after / before it
+               bN.final           the stream after block N put through the stack's final norm, as if the
+                                  stack ended there (`final_norm` in the lesson's code); on and off only
                bA-B               a series over blocks A..B (A may be 0, the input); needs a FIELD
     FIELD      (none)             the whole vector of the tracked token: [1.0, 0.0, −0.2, 1.0]
                a dimension key    one component: 1.3
                length             the vector's length ‖x‖
                correction         the cumulative correction ‖x − x₀‖
                spread             the largest distance between any two tokens' vectors (every token); after
-                                  a block, or after / before one sublayer (`b1.attention.after spread`)
+                                  a block, after / before one sublayer (`b1.attention.after spread`), or
+                                  after the final norm (`b6.final spread`)
                cosine             cos of the angle between this run's vector and the `on` run's
                top                (attention steps) the word the tracked token attends to most
                weight             (attention steps) the tracked token's largest attention weight
+               After `bN.final` only the whole vector, a dimension key, `length` and `spread` have a value.
 """
 
 from __future__ import annotations
@@ -43,7 +47,7 @@ FIELDS = ("length", "correction", "spread", "cosine", "top", "weight")  # beside
 STEP = re.compile(r"input|sum|b(?P<block>[1-6])(?:\.(?P<sublayer>attention|ffn))?")
 REF = re.compile(
     r"(?:(?P<scenario>[a-z0-9][a-z0-9-]*)/)?(?P<run>[a-z]+):b(?P<a>\d)"
-    r"(?:-(?P<b>\d)|\.(?P<sub>attention|ffn)(?:\.(?P<part>delta|after|before))?)?"
+    r"(?:-(?P<b>\d)|\.(?P<sub>attention|ffn)(?:\.(?P<part>delta|after|before))?|\.(?P<final>final))?"
     r"(?:\s+(?P<field>[a-z_]+))?"
 )
 
@@ -91,6 +95,7 @@ class Ref:
     sublayer: str | None
     part: str  # delta, after or before (sublayer selections)
     field: str | None
+    final: bool = False  # bN.final: after the stack's final norm
 
 
 def parse_ref(text: str) -> Ref | str:
@@ -109,4 +114,4 @@ def parse_ref(text: str) -> Ref | str:
         return f"unknown run {match['run']!r} in {{{{{text}}}}} (use on, off or post)"
     return Ref(text=" ".join(text.split()), scenario=match["scenario"], run=match["run"], first=int(match["a"]),
                last=int(match["b"]) if match["b"] is not None else None, sublayer=match["sub"],
-               part=match["part"] or "delta", field=match["field"])
+               part=match["part"] or "delta", field=match["field"], final=match["final"] is not None)

@@ -57,7 +57,8 @@ def assert_one_line_each(problems, path: Path) -> None:
 words = st.text(alphabet=st.sampled_from(list("ab 残差流の修正。、（）*_`$\\#{}:.-0123456789\t\u202e\x1b")), max_size=12)
 run = st.sampled_from(["on", "off", "post", "bad", "", "ON"])
 selection = st.sampled_from(["b0", "b1", "b6", "b7", "b9", "b1.attention", "b2.ffn.after", "b1.ffn.before", "b0-3",
-                             "b3-1", "b1.attention.delta", "b", "b1.", "river-bank/", "money-bank/on:b1"])
+                             "b3-1", "b1.attention.delta", "b", "b1.", "river-bank/", "money-bank/on:b1", "b6.final", "b0.final",
+                             "b1.final.after", "b1-3.final"])
 field = st.sampled_from(["", " length", " cosine", " top", " weight", " spread", " correction", " geography",
                          " nonsense", "  length", "\nlength", " length extra"])
 reference = st.builds(lambda s, r, sel, f, close: "{{" + s + r + ":" + sel + f + close,

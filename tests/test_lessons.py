@@ -324,7 +324,7 @@ def test_the_lessons_cite_the_reviewed_claims_by_trace_reference(real_site, lang
     assert {"off:b1.attention.after spread", "off:b3.attention length", "off:b2.attention weight",
             "on:b2.attention top", "post:b1 bank_identity", "post:b6 bank_identity", "off:b1 spread", "on:b6 spread",
             "money-bank/off:b1 spread", "money-bank/on:b1.attention weight", "money-bank/off:b3.attention weight",
-            "off:b4.attention length", "off:b3 bank_identity", "post:b6 length"} <= refs
+            "off:b4.attention length", "off:b3 bank_identity", "post:b6 length", "on:b6.final bank_identity"} <= refs
 
 
 def test_the_real_lessons_build_without_a_warning():
@@ -356,19 +356,21 @@ def test_every_control_the_text_names_is_on_the_page_under_that_name(real_site, 
         assert any(label.startswith(name) for label in labels), (name, labels)
 
 
-def test_pre_norm_after_its_final_norm_keeps_about_0_2_of_the_identity_by_its_own_value():
-    """ffn-residual states this pre-norm figure as "约 0.2" (no trace reference reaches the final norm), next to
-    post-norm's own 0.2; the identity falls at the normalisation step: the other dimensions grow, so the
-    standard deviation divided by grows, while the raw pre-norm component itself keeps rising."""
-    from builder.engine import norm
+@pytest.mark.parametrize("lang", ["zh", "ja"])
+def test_pre_norm_after_its_final_norm_keeps_about_what_post_norm_keeps_of_the_identity(real_site, lang):
+    """ffn-residual prints pre-norm's identity component after the stack's final norm as a trace reference,
+    {{on:b6.final bank_identity}}, next to post-norm's {{post:b6 bank_identity}}: the two print the same."""
+    tree = parse(real_site / lang / "ffn-residual.html")
+    printed = {node.attributes["data-ref"]: node.text() for node in tree.css(".trace-value")}
+    assert printed["on:b6.final bank_identity"] == printed["post:b6 bank_identity"]
 
+
+def test_pre_norm_loses_the_identity_at_the_normalisation_while_the_raw_component_grows():
+    """The identity falls at the normalisation step: the other dimensions grow, so the standard deviation
+    divided by grows, while the raw pre-norm component itself keeps rising."""
     s = scenario("river-bank")
     identity, t = s.dimensions.index("bank_identity"), s.tracked
     raw = s.traces["pre-on"].block_outputs()[:, t]
-    final = norm(raw[-1:])[0]
-    assert round(final[identity], 1) == 0.2
-    for lang in ("zh", "ja"):  # the one figure the text types itself (no reference reaches the final norm)
-        assert "约 $0.2$" in (CONTENT / lang / "ffn-residual.md").read_text(encoding="utf-8").replace("約", "约")
     assert np.all(np.diff(raw[:, identity]) > 0)  # "the component itself keeps growing"
     assert np.all(np.diff(raw.std(axis=-1)) > 0)  # "the standard deviation divided by grows"
     for step in s.traces["post-on"].steps[1:]:  # post-norm, after block 1's first norm (the text's 1.3 → 0.2):
@@ -396,3 +398,58 @@ def test_with_the_residual_on_even_weights_add_almost_the_same_correction_to_eve
         assert np.all(np.abs(step.attention - 0.25) < 0.01)
         assert spread(step.delta) < 0.01 * spread(step.before)
     assert spread(on.block_outputs()[-1]) > spread(s.x0)
+
+
+@pytest.mark.parametrize("name", ["river-bank", "money-bank"])
+@pytest.mark.parametrize("run", ["on", "off"])
+@pytest.mark.parametrize("block", [1, 3, 6])
+def test_a_final_reference_is_the_streams_layer_norm_worked_out_by_hand(name, run, block):
+    """`bN.final`: the stream after block N through the stack's final norm (γ = 1, β = 0), the lesson's
+    `final_norm(x)`: here worked out with numpy from the mean and variance, not with the engine's norm."""
+    from builder.engine import EPS
+    from builder.references import TraceValues
+
+    s = scenario(name)
+    values = TraceValues({name: s}, name, None)  # printed as Python prints, one decimal
+    stream = s.traces["pre-on" if run == "on" else "pre-off"].block_outputs()[block - 1]  # (T, D), every word
+    centred = stream - stream.mean(axis=1, keepdims=True)
+    by_hand = centred / np.sqrt((centred ** 2).mean(axis=1, keepdims=True) + EPS)
+    bank = by_hand[s.tracked]
+
+    def shown(field):
+        value, problem = values.resolve(f"{run}:b{block}.final{' ' + field if field else ''}")
+        assert problem is None, problem
+        return value
+
+    assert shown("") == "[" + ", ".join(f"{v:.1f}" for v in bank) + "]"
+    for i, dimension in enumerate(s.dimensions):
+        assert shown(dimension) == f"{bank[i]:.1f}"
+    assert shown("length") == f"{np.sqrt((bank ** 2).sum()):.1f}" == "2.0"  # √d, ε aside
+    assert shown("spread") == f"{spread(by_hand):.1f}"
+    assert abs(bank.mean()) < 1e-9 and abs(bank.var() - 1) < 1e-3  # what the norm promises
+
+
+def test_the_final_norm_leaves_0_2_of_the_identity_the_raw_stream_holds_1_7_of():
+    """The figure ffn-residual prints: after six blocks the raw stream holds 1.7 of the identity, the final
+    norm leaves 0.2 of it."""
+    from builder.references import TraceValues
+
+    values = TraceValues({"river-bank": scenario("river-bank")}, "river-bank", None)
+    assert values.resolve("on:b6 bank_identity") == ("1.7", None)
+    assert values.resolve("on:b6.final bank_identity") == ("0.2", None)
+
+
+@pytest.mark.parametrize("ref,why", [
+    ("post:b6.final bank_identity", "post-norm has no final norm"),
+    ("on:b0.final", "the final norm comes after a block"),
+    ("on:b6.final cosine", "field 'cosine' has no value after the final norm"),
+    ("on:b6.final correction", "field 'correction' has no value after the final norm"),
+    ("on:b6.final weight", "field 'weight' has no value after the final norm"),
+    ("on:b7.final", "block 7 out of range"),
+    ("on:b1-6.final bank_identity", "bad trace reference"),
+])
+def test_a_final_reference_without_a_value_says_why(ref, why):
+    from builder.references import TraceValues
+
+    value, problem = TraceValues({"river-bank": scenario("river-bank")}, "river-bank", "ja").resolve(ref)
+    assert value == "" and why in problem and ref in problem
