@@ -453,3 +453,19 @@ def test_a_final_reference_without_a_value_says_why(ref, why):
 
     value, problem = TraceValues({"river-bank": scenario("river-bank")}, "river-bank", "ja").resolve(ref)
     assert value == "" and why in problem and ref in problem
+
+
+DEPTH_MAP_ITEMS = {  # the depth map's controls and charts, top to bottom, each explained in a list item of its own
+    "zh": ["“例句”", "“残差连接”", "“深度”", "逐步演示", "折线图“四个词彼此离得多远？”", "“显示数值表”"],
+    "ja": ["「例文」", "「残差接続」", "「深さ」", "ステップ実行", "折れ線グラフ「四つの語はどれだけ離れているか」", "「数値の表を表示する」"],
+}
+
+
+@pytest.mark.parametrize("lang", ["zh", "ja"])
+def test_the_depth_maps_controls_are_explained_one_list_item_each(real_site, lang):
+    tree = parse(real_site / lang / "transformer-block.html")
+    lists = [[" ".join(li.text().replace("\u200b", "").split()) for li in ul.css("li")] for ul in tree.css("article ul")]
+    items = next((texts for texts in lists if texts and texts[0].startswith(DEPTH_MAP_ITEMS[lang][0])), None)
+    assert items is not None and len(items) == len(DEPTH_MAP_ITEMS[lang]), items
+    for text, name in zip(items, DEPTH_MAP_ITEMS[lang]):
+        assert text.startswith(name), (name, text)
