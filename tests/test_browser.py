@@ -631,6 +631,19 @@ def test_walkthrough_steps_about_a_block_select_it_in_the_attention_view(site, o
     assert "block=2" in page.url
 
 
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_block_past_the_depth_shows_its_own_weights_and_leaves_the_depth_alone(site, open_page, lang):
+    """What the lesson says of block 5 at depth 3: the table shows block 5, the depth stays 3."""
+    page = ready(open_page(lesson_url(site, lang, fragment="#depth=3&block=1")))
+    page.locator('#attention [data-control="block"]').fill("5")
+    weights = scenario().traces["pre-on"].steps[2 * (5 - 1)].attention
+    assert np.ravel(grid(page)).tolist() == pytest.approx(weights.ravel().tolist(), abs=0.006)
+    caption = page.locator("#attention-grid-caption").text_content()
+    assert [c for c in caption if c.isdigit()] == ["5"], caption  # block 5's table (the sentence has no digits)
+    assert {control.input_value() for control in page.locator('[data-control="depth"]').all()} == {"3"}
+    assert "depth=3" in page.locator("#depth-map").get_attribute("data-state") and "block=5" in page.url
+
+
 # ---- Other pages and modes --------------------------------------------------------------------------
 
 @pytest.mark.parametrize("lang", LANGS)

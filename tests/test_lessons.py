@@ -469,3 +469,19 @@ def test_the_depth_maps_controls_are_explained_one_list_item_each(real_site, lan
     assert items is not None and len(items) == len(DEPTH_MAP_ITEMS[lang]), items
     for text, name in zip(items, DEPTH_MAP_ITEMS[lang]):
         assert text.startswith(name), (name, text)
+
+
+@pytest.mark.parametrize("name", ["river-bank", "money-bank"])
+def test_a_block_past_the_depth_shows_the_weights_the_same_stack_would_have_there(name):
+    """"A block past the depth map's depth (block 5 at depth 3) leaves the depth as it is, and the table shows
+    that block's weights as the same block stacked on to there gives them": the attention figure does not
+    follow the depth, and its block N is block N of a run stopped right after it."""
+    from builder.engine import run
+    from builder.figures import KINDS
+
+    assert "depth" not in KINDS["attention"].state and "block" not in KINDS["depth-map"].state
+    s = scenario(name)
+    for residual, key in ((True, "pre-on"), (False, "pre-off")):
+        for block in range(1, 7):
+            stopped = run(s.x0, s.weights, block, residual=residual)  # nothing after block N computed
+            np.testing.assert_array_equal(s.traces[key].steps[2 * (block - 1)].attention, stopped.steps[-2].attention)
