@@ -51,6 +51,9 @@ COMMON_LABELS = {
     # Translators: a control's label before its setting ("Residual connection: on"). The punctuation is
     # yours: Chinese and Japanese write a full-width colon and no space, "%(label)s："
     "control_label": N_("%(label)s: "),
+    # Translators: a chart's hover (its tooltip), a quantity and its value ("True length ‖x‖: 1.23"). The
+    # punctuation is yours, as in a control's label: Chinese and Japanese "%(name)s：%(value)s"
+    "named_value": N_("%(name)s: %(value)s"),
     # Translators: an example sentence as a caption names it: its English words, then its title in your
     # language, as the lesson text names it ("by the river bank（河岸边）")
     "sentence": N_("%(text)s (%(title)s)"),
@@ -113,6 +116,10 @@ class FigureContext:
 
     def vec(self, values, decimals: int = 2) -> str:
         return format_vector(values, self.lang.locale, decimals)
+
+    def named(self, name: str, value: float) -> str:
+        """A hover's line: a quantity's name and its value, joined with the language's punctuation."""
+        return self.t("named_value", name=name, value=self.num(value))
 
     def on_off(self, residual: bool) -> str:
         return self.t("on" if residual else "off")

@@ -133,7 +133,7 @@ def _view(ctx: FigureContext, scenario, runs, residual: bool, depth: int, top: f
     pad = 0.04 * y_top  # value labels sit this far above their bar, clear of the walkthrough's outline
 
     def hover(title, vector):
-        return title + "\n" + "\n".join(f"{d}: {ctx.num(v)}" for d, v in zip(dims, vector))
+        return title + "\n" + "\n".join(ctx.named(d, v) for d, v in zip(dims, vector))
 
     def where(step):
         return ctx.t("after_attention" if step.sublayer == "attention" else "after_ffn", n=step.block)
@@ -148,13 +148,13 @@ def _view(ctx: FigureContext, scenario, runs, residual: bool, depth: int, top: f
                 "x": [round(b[0], 2) for b in chosen], "y": [round(b[1], 4) for b in chosen],
                 "base": [round(b[2], 4) for b in chosen],
                 # a bar's hover says its own height (the stream's vector is in the table of numbers)
-                "hover": [f"{where(b[4])}\n{measure}: {ctx.num(b[1])}" for b in chosen]}
+                "hover": [where(b[4]) + "\n" + ctx.named(measure, b[1]) for b in chosen]}
         if not residual:
             mark["pattern"] = "hatch"  # a sublayer's output standing alone: nothing below it carries on
         marks.append(mark)
     marks.append({"type": "points", "class": "length", "symbol": "diamond", "x": [round(b[0], 2) for b in bars],
                   "y": [round(b[3], 4) for b in bars],
-                  "hover": [f"{where(b[4])}\n{ctx.t('length')}: {ctx.num(b[3])}" for b in bars]})
+                  "hover": [where(b[4]) + "\n" + ctx.named(ctx.t("length"), b[3]) for b in bars]})
     # Each block's number is its last diamond's, the stream's true length after the block (the figure the
     # text quotes), set right above that diamond's column (the FFN's), so it never reads as the height of
     # the other bar (with the residual off, the tall attention bar beside it).
@@ -187,7 +187,7 @@ def _view(ctx: FigureContext, scenario, runs, residual: bool, depth: int, top: f
 
     def spread_line(r, css, symbol):
         return {"type": "line", "class": css, "symbol": symbol, "x": xs, "y": [round(v, 4) for v in spreads[r]],
-                "hover": [f"{name}\n{ctx.t('spread_' + ('on' if r else 'off'))}: {ctx.num(v)}"
+                "hover": [name + "\n" + ctx.named(ctx.t("spread_on" if r else "spread_off"), v)
                           for name, v in zip(names, spreads[r])]}
 
     mine = spreads[residual]

@@ -194,7 +194,7 @@ def _view(ctx: FigureContext, scenario, groups, paths, residual, depth, main, zo
              "y": [round(float(p[1]), 4) for p in points],
              # the hover names the path by its first sentence (the legend names them all)
              "hover": [ctx.t("point", titles=ctx.t("quoted", text=ctx.sentence(group[0])), where=where(n))
-                       + f"\n{x_name}: {ctx.num(p[0])}\n{y_name}: {ctx.num(p[1])}" for n, p in zip(blocks, points)]}
+                       + "\n" + ctx.named(x_name, p[0]) + "\n" + ctx.named(y_name, p[1]) for n, p in zip(blocks, points)]}
         if css == "path-other":  # dashed, its points rings: where it runs under the picked path, the rings show
             m["dash"] = [7, 4]
             m["symbol"] = "ring"

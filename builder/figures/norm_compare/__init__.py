@@ -24,6 +24,8 @@ LABELS = {
     "axis_y": N_("Stream length ‖x‖"),
     "pre": N_("Pre-norm"),
     "post": N_("Post-norm"),
+    # Translators: a point's hover names its line and its block ("Pre-norm · Block 2")
+    "point": N_("%(series)s · %(where)s"),
     "summary": N_("After %(depth)s blocks the stream length is %(pre)s with pre-norm and %(post)s with post-norm."),
     "twin_caption": N_("Stream length ‖x‖ of “%(token)s” after each block."),
 }
@@ -46,7 +48,7 @@ def views(ctx: FigureContext) -> dict[str, dict]:
             marks, xs = [], {"pre": [round(b - DODGE * depth, 3) for b in blocks], "post": [round(b + DODGE * depth, 3) for b in blocks]}
             for key, values, symbol in (("pre", pre, "circle"), ("post", post, "square")):
                 mark = {"type": "line", "class": key, "symbol": symbol, "x": xs[key], "y": [round(v, 4) for v in values],
-                        "hover": [f"{ctx.t(key)} · {ctx.block(b)}\n{ctx.t('axis_y')}: {ctx.num(v)}"
+                        "hover": [ctx.t("point", series=ctx.t(key), where=ctx.block(b)) + "\n" + ctx.named(ctx.t("axis_y"), v)
                                   for b, v in zip(blocks, values)]}
                 if key == "post":
                     mark["dash"] = [7, 4]
