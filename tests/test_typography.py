@@ -91,6 +91,65 @@ def test_a_diagram_shows_all_of_itself_without_scrolling(real_site, open_page, l
         assert pre.get_attribute("tabindex") is None  # nothing to scroll, so no tab stop
 
 
+MONOSPACE_GRID = """(pre) => {
+  // Every character of the block: its column as the text counts it (a wide character takes two), its left
+  // edge from the start of its line (a wide or ambiguous character's box, the span the build puts it in),
+  // and the width of one column (a run of zeros measured in the block's font).
+  const code = pre.querySelector('code'), out = [];
+  const probe = code.appendChild(document.createElement('span'));
+  probe.textContent = '0'.repeat(100);
+  const ch = probe.getBoundingClientRect().width / 100, start = probe.getBoundingClientRect();
+  probe.remove();
+  const origin = code.getBoundingClientRect().left;
+  const walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
+  const wide = (c) => /[\\u1100-\\u115f\\u2e80-\\ua4cf\\uac00-\\ud7a3\\uf900-\\ufaff\\ufe30-\\ufe4f\\uff00-\\uff60\\uffe0-\\uffe6]/.test(c);
+  let column = 0, line = 0, node;
+  while ((node = walker.nextNode())) {
+    for (let i = 0; i < node.data.length; i++) {
+      const c = node.data[i];
+      if (c === '\\n') { line++; column = 0; continue; }
+      const boxed = node.parentElement.matches('.cw, .cn');
+      const range = document.createRange();
+      range.setStart(node, i); range.setEnd(node, i + 1);
+      const r = boxed ? node.parentElement.getBoundingClientRect() : range.getBoundingClientRect();
+      out.push([line, column, c, r.left - origin, r.width]);
+      column += wide(c) ? 2 : 1;
+    }
+  }
+  return {ch: ch, chars: out};
+}"""
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("width", [1280, 390])
+def test_printed_output_keeps_its_columns_with_cjk_text(real_site, open_page, lang, width):
+    """What the reproduce sections' code prints mixes CJK words and numbers, one row per block: a CJK
+    character takes exactly two columns of the monospace font, so every character sits on the grid of
+    columns and the rows' numbers line up under each other (the block number, the vector's bracket)."""
+    checked = 0
+    for slug in ("transformer-block", "ffn-residual"):
+        page = open_page((real_site / lang / f"{slug}.html").as_uri(), viewport={"width": width, "height": 844})
+        page.add_style_tag(content=EVERY_BLOCK_LAID_OUT)
+        for pre in page.locator("article pre.output, article pre.highlight:not(.diagram pre)").all():
+            pre.scroll_into_view_if_needed()
+            grid = pre.evaluate(MONOSPACE_GRID)
+            ch, chars = grid["ch"], grid["chars"]
+            if not any(unicodedata.east_asian_width(c) in "WF" for _, _, c, _, _ in chars):
+                continue
+            for line, column, c, x, w in chars:
+                assert abs(x - column * ch) < 0.5, (slug, line, column, c, x, column * ch)
+                if unicodedata.east_asian_width(c) in "WF":
+                    assert abs(w - 2 * ch) < 0.5, (slug, line, c, w, ch)
+            checked += 1
+        if slug == "transformer-block":  # the rows of twelve blocks: the number and the "[" under each other
+            rows = page.locator("article pre.output").first.evaluate(MONOSPACE_GRID)["chars"]
+            for first in (str.isdigit, "[".__eq__):  # the first digit of each row (its block) and its first "["
+                lefts = {min(x for n, _, c, x, _ in rows if n == line and first(c)) for line in {r[0] for r in rows}}
+                assert max(lefts) - min(lefts) < 0.5, lefts
+    assert checked >= 3  # both output blocks and the reproduce section's code, which prints CJK words
+
+
 PIXELS = """async ([b64, x, y0, y1]) => { const img = new Image(); img.src = 'data:image/png;base64,' + b64; await img.decode();
   const c = document.createElement('canvas'); c.width = img.width; c.height = img.height; const g = c.getContext('2d');
   g.drawImage(img, 0, 0); const d = g.getImageData(x, y0, 1, y1 - y0).data, out = [];
