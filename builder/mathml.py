@@ -70,3 +70,92 @@ def _text(text: str | None) -> str:
     # latex2mathml stores character references (&#x0003C;, &#x000A0;) as literal text and un-escapes
     # the serialised string; decode them here, then escape everything for real.
     return html.escape(html.unescape(text), quote=False) if text else ""
+
+
+# ---- A formula as a line of text (for search and its snippets) ---------------------------------------
+# The page shows MathML; a search snippet shows text. Stripping the tags runs a formula together
+# ("xi−μσ2+ϵγi", "2dmodeldff"), so the search index takes each formula in a linear form a reader knows
+# from plain-text math: d_model, W_Q, (xᵢ−μ)/√(σ²+ϵ), x ← x+Sublayer(LayerNorm(x)). A script of one
+# character that Unicode has as a sub- or superscript is written so (x₀, σ², dₖ: as the lessons' own
+# text and the charts' labels write them, and as a reader types them: search folds x₀ to x0).
+SUBSCRIPTS = dict(zip("0123456789+−=()aehijklmnoprstuvx", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ"))
+SUPERSCRIPTS = dict(zip("0123456789+−=()in", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁱⁿ"))
+ACCENTS = {"^": "\u0302", "ˆ": "\u0302", "¯": "\u0304", "―": "\u0305", "‾": "\u0305", "~": "\u0303", "˜": "\u0303",
+           "→": "\u20d7", "˙": "\u0307", ".": "\u0307", "¨": "\u0308"}  # over a letter, as combining marks
+RELATIONS = set("=≠<>≤≥≈≡∼←→↦⇒⇔∈∉⊂⊆")  # written with a space on each side
+_OPERATOR = re.compile(r"[\s+\-−±∓=≠<>≤≥≈≡∼←→↦⇒⇔∈∉⊂⊆,;/·×∗∘]")  # outside brackets, it takes a script or a fraction apart
+_SCRIPT_END = "\x04"  # after a script written with _ or ^, until we know whether a letter follows it
+
+
+@cache
+def linear_text(mathml: str) -> str:
+    """Return the formula of sanitised MathML (as latex_to_mathml writes it) as one line of plain text."""
+    from xml.etree import ElementTree
+
+    root = ElementTree.fromstring(mathml)
+    text = _linear(root)
+    text = re.sub(f"{_SCRIPT_END}(?=\\w)", " ", text).replace(_SCRIPT_END, "")  # d_model d_ff, not d_modeld_ff
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def _linear(element) -> str:
+    tag = element.tag.rpartition("}")[2]
+    children = list(element)
+    if tag in ("mi", "mn", "mtext", "ms"):
+        return element.text or ""
+    if tag == "mo":
+        op = (element.text or "").strip()
+        return f" {op} " if op in RELATIONS else f"{op} " if op == "," else op
+    if tag == "mspace":
+        return " "
+    if tag in ("mphantom", "none", "mprescripts", "annotation"):
+        return ""
+    if tag == "semantics":
+        return _linear(children[0]) if children else ""
+    if tag in ("msub", "msup", "msubsup", "munder", "mover", "munderover") and children:
+        base = _linear(children[0])
+        scripts = [_linear(child).strip() for child in children[1:]]
+        if tag == "mover" and scripts[0] in ACCENTS:  # x̂, x̄, v⃗: the accent on its letter
+            return base + ACCENTS[scripts[0]]
+        lower = _script(scripts[0], SUBSCRIPTS, "_") if tag in ("msub", "msubsup", "munder", "munderover") else ""
+        upper = _script(scripts[-1], SUPERSCRIPTS, "^") if tag in ("msup", "msubsup", "mover", "munderover") else ""
+        if re.fullmatch(f"_\\w{{2,}}{_SCRIPT_END}", lower) and upper:  # (d_model)², not d_model² (d to the model²)
+            return f"({base}{lower[:-1]})" + upper
+        return base + (lower.removesuffix(_SCRIPT_END) if upper else lower) + upper
+    if tag == "mfrac" and len(children) == 2:
+        return f"{_bracketed(_linear(children[0]))}/{_bracketed(_linear(children[1]))}"
+    if tag == "msqrt":
+        return "√" + _bracketed("".join(_linear(child) for child in children))
+    if tag == "mroot" and len(children) == 2:
+        return f"{_linear(children[1]).strip()}√{_bracketed(_linear(children[0]))}"
+    if tag == "mfenced":
+        separator = (element.get("separators") or ",").strip()[:1] or ","
+        inner = f"{separator} ".join(_linear(child).strip() for child in children)
+        return f"{element.get('open', '(')}{inner}{element.get('close', ')')}"
+    if tag == "mtable":
+        return "; ".join(_linear(row).strip() for row in children)
+    if tag == "mtr":
+        return ", ".join(_linear(cell).strip() for cell in children)
+    return "".join(_linear(child) for child in children)  # math, mrow, mstyle, mpadded, menclose, mtd …
+
+
+def _script(text: str, unicode_forms: dict[str, str], mark: str) -> str:
+    """A sub- or superscript: in Unicode's own forms when it is one character or a number that has them
+    (x₀, σ², x₁₂), else after `_` or `^`, in brackets unless it is one word (d_model, x_(i+1)); then
+    _SCRIPT_END, which becomes a space if a letter follows (d_model d_ff, not d_modeld_ff)."""
+    text = re.sub(r"\s+", "", text)  # i=1 under a sum, not i = 1
+    if text and (len(text) == 1 or text.isdigit()) and all(ch in unicode_forms for ch in text):
+        return "".join(unicode_forms[ch] for ch in text)
+    return mark + (text if re.fullmatch(r"\w+", text) else _bracketed(text)) + _SCRIPT_END
+
+
+def _bracketed(text: str) -> str:
+    """`text` as a numerator, a denominator, a script or under a root: in brackets unless it is one piece."""
+    text = text.strip()
+    outside = text
+    while True:  # what is outside every bracket: (σ²+ϵ) is one piece, and so is √(σ²+ϵ)
+        inner = re.sub(r"\([^()]*\)", "", outside)
+        if inner == outside:
+            break
+        outside = inner
+    return text if text and not _OPERATOR.search(outside) else f"({text})"

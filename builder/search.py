@@ -7,8 +7,9 @@ the service worker may keep it for as long as it likes.
 
 What is indexed: every section of every lesson page of the language (the text before the first
 heading, then each `##` and `###` section), as the reader sees it: trace values printed, formulas as
-the characters they show, the interactive figures and the drawings of diagrams left out, source line breaks between two CJK characters removed (the browser shows them as
-nothing, or as a space that no reader types). A section is found when its text holds every term of the
+one line of plain-text math (d_model, (xᵢ−μ)/√(σ²+ϵ): mathml.linear_text; their tags stripped would run
+together as "dmodel"), the interactive figures and the drawings of diagrams left out, source line breaks
+between two CJK characters removed (the browser shows them as nothing, or as a space that no reader types). A section is found when its text holds every term of the
 query, after the same normalisation on both sides (NFC, then per character NFKC and lower case). To
 find candidates fast the index keeps, per section, its CJK character bigrams and its other words; the
 browser intersects those and confirms each candidate by a substring check, so a compound (层归一化,
@@ -45,6 +46,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 from functools import lru_cache
 
+from builder.mathml import linear_text
+
 INDEX_VERSION = 1
 HASH_LENGTH = 12
 # In a rendered page until the index is named: as long as the name, so that a page already written can
@@ -55,6 +58,7 @@ PLACEHOLDER = "assets/search-{lang}." + "<" * HASH_LENGTH + ".js"
 CJK_RANGES = ((0x3005, 0x3007), (0x3041, 0x3096), (0x309D, 0x309E), (0x30A1, 0x30FA), (0x30FC, 0x30FE),
               (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xAC00, 0xD7A3))
 
+_MATH = re.compile(r"<math\b.*?</math>", re.S)  # our own MathML (builder/mathml.py), never nested
 _DIAGRAM = re.compile(r'(<figure class="diagram"[^>]*>).*?(<figcaption>)', re.S)  # keep the caption, not the drawing
 _HEADING = re.compile(r'<h([23]) id="([^"]+)"[^>]*>(.*?)</h\1>', re.S)
 _BLOCK_END = re.compile(r"</(?:p|li|pre|td|th|figcaption|blockquote|h[1-6])>|<br\s*/?>")
@@ -86,6 +90,7 @@ def page_sections(body: str, figures=()) -> list[Section]:
     for figure in figures:
         body = body.replace(figure, "\n")
     body = _DIAGRAM.sub(r"\1\2", _MARKS.sub("", body))
+    body = _MATH.sub(lambda m: html.escape(linear_text(m.group()), quote=False), body)
     body = _HEADING.sub(lambda m: f"{BLOCK}{HEADING}{m.group(2)}{ANCHOR_END}{m.group(3)}{HEADING_END}{BLOCK}", body)
     parts = plain_text(body).split(HEADING)
     sections = [Section("", "", parts[0].strip())]

@@ -18,7 +18,7 @@ ALLOWED = {
     "cjk": set(),
     "foreign": set(),
     "typesetting": set(),
-    "search": set(),
+    "search": {"mathml"},  # a formula as one line of text
     "output": {"errors"},
     "models": {"engine", "errors", "sources", "steps"},
     "scenarios": {"engine", "errors", "models", "sources"},

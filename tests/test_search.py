@@ -40,6 +40,14 @@ summary = "为测试搜索写的一课。"
 ## 原样的标记 {{#markup}}
 
 下面这一段是正文，不是标记：{MARKUP}。
+
+## 公式 {{#formula}}
+
+层归一化这样计算：
+
+$$\\mathrm{{LayerNorm}}(x)_i = \\frac{{x_i - \\mu}}{{\\sqrt{{\\sigma^2 + \\epsilon}}}}\\, \\gamma_i + \\beta_i$$
+
+前馈网络的宽度是 $d_{{\\text{{ff}}}} = 4\\, d_{{\\text{{model}}}}$，参数约 $2\\, d_{{\\text{{model}}}} d_{{\\text{{ff}}}}$ 个。
 """,
     "ja": f"""+++
 title = "検索のための語"
@@ -57,6 +65,14 @@ summary = "検索を試すための課。"
 ## そのままの記号 {{#markup}}
 
 次の段落は本文であり、タグではありません：{MARKUP}。
+
+## 数式 {{#formula}}
+
+層正規化はこう計算します：
+
+$$\\mathrm{{LayerNorm}}(x)_i = \\frac{{x_i - \\mu}}{{\\sqrt{{\\sigma^2 + \\epsilon}}}}\\, \\gamma_i + \\beta_i$$
+
+FFN の幅は $d_{{\\text{{ff}}}} = 4\\, d_{{\\text{{model}}}}$、パラメーターはおよそ $2\\, d_{{\\text{{model}}}} d_{{\\text{{ff}}}}$ 個です。
 """,
 }
 
@@ -140,6 +156,32 @@ def test_the_index_holds_each_section_as_the_reader_sees_it(search_site):
     walk = sections[("zh/transformer-block.html", "walkthrough")][3]
     assert "跟踪句子 by the river bank 里的 bank" in walk and "<" not in walk  # no figure markup, no tags
     assert "\u00a0" not in walk and "  " not in walk
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_formulas_are_indexed_as_a_line_of_plain_text_math(search_site, lang):
+    data = index_of(search_site, lang)
+    formula = next(s[3] for s in data["sections"] if s[1] == "formula")
+    assert "LayerNorm(x)ᵢ = (xᵢ−μ)/√(σ²+ϵ) γᵢ+βᵢ" in formula  # not "LayerNorm(x)i=xi−μσ2+ϵγi+βi"
+    assert "d_ff = 4 d_model" in formula and "2 d_model d_ff" in formula  # not "dff=4dmodel", "2dmodeldff"
+
+
+@pytest.mark.parametrize("tex,text", [
+    (r"d_{\text{model}}", "d_model"),
+    (r"x_0 + \sigma^2", "x₀+σ²"),  # Unicode's sub- and superscripts, as the lessons write x₀
+    (r"W_Q, W_K", "W_Q, W_K"),
+    (r"d_{\text{model}}^2", "(d_model)²"),  # not d_model², which reads d to the power model²
+    (r"x_{i+1}", "x_(i+1)"),
+    (r"\frac{\partial}{\partial x}", "∂/∂x"),
+    (r"\frac{a + b}{\sqrt{d_k}}", "(a+b)/√dₖ"),
+    (r"x \leftarrow x + \mathrm{Sublayer}(\mathrm{LayerNorm}(x))", "x ← x+Sublayer(LayerNorm(x))"),
+    (r"\sum_{i=1}^{N} x_i", "∑_(i=1)^N xᵢ"),
+    (r"\hat{x} \le \lVert x \rVert", "x̂ ≤ ‖x‖"),
+])
+def test_a_formula_as_plain_text_math(tex, text):
+    from builder.mathml import latex_to_mathml, linear_text
+
+    assert linear_text(latex_to_mathml(tex)) == text
 
 
 def test_the_index_finds_candidates_by_bigram_and_word(search_site):
@@ -284,6 +326,17 @@ def test_markup_in_a_lesson_is_shown_as_text_in_the_results(search_site, open_pa
     assert len(found) == 1 and MARKUP in found[0]["snippet"] and found[0]["marks"] == ["onerror"]
     assert page.locator("#search-results img").count() == 0 and page.locator("img").count() == 0
     assert dialogs == []
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_snippet_shows_a_formula_as_readable_text(search_site, open_page, lang):
+    page = open_page(url(search_site, lang))
+    found = search(page, "d_model")
+    assert [r["href"] for r in found] == [f"../{lang}/search-words.html#formula"]
+    assert "d_ff = 4 d_model" in found[0]["snippet"] and found[0]["marks"] == ["d_model", "d_model"]
+    (result,) = [r for r in search(page, "σ²+ϵ") if r["href"].endswith("#formula")]
+    assert "(xᵢ−μ)/√(σ²+ϵ)" in result["snippet"] and result["marks"] == ["σ²+ϵ"]
 
 
 @pytest.mark.browser
