@@ -340,6 +340,26 @@ def test_a_snippet_shows_a_formula_as_readable_text(search_site, open_page, lang
 
 
 @pytest.mark.browser
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_query_that_is_a_whole_heading_or_title_ranks_it_first(real_site, open_page, lang):
+    """残差连接 is a heading, and in the text of other sections more often than in its own."""
+    data = index_of(real_site, lang)
+    page = open_page(url(real_site, lang))
+    queries = [(title, {f"../{href}"}) for href, title in data["pages"]]
+    for _, anchor, heading, _ in data["sections"]:
+        if heading:  # a heading may be used twice (each lesson's reproduce section): either is first
+            queries.append((heading, {f"../{data['pages'][s[0]][0]}#{s[1]}" for s in data["sections"] if s[2] == heading}))
+    assert len(queries) > 20
+    for query, wanted in queries:
+        if query in {title for _, title in data["pages"]}:
+            wanted = {f"../{href}" for href, title in data["pages"] if title == query}  # a title over a heading
+        found = search(page, query)
+        assert found and found[0]["href"] in wanted, (query, found[:1], wanted)
+    title = " " + data["pages"][0][1].replace(" ", "  ") + " "  # as typed, with more spaces
+    assert search(page, title)[0]["href"] == f"../{data['pages'][0][0]}"
+
+
+@pytest.mark.browser
 def test_search_works_from_the_unpacked_archive(search_site, open_page, tmp_path):
     with zipfile.ZipFile(search_site / "offline.zip") as archive:
         archive.extractall(tmp_path)

@@ -167,9 +167,14 @@
     return found;
   }
 
+  // Scores: each term counts its occurrences in the text (up to 10), and more in the heading or the title;
+  // a query that is a section's whole heading, or a lesson's whole title, names it: that comes first.
+  var WHOLE_TITLE = 2000, WHOLE_HEADING = 1000;
+  function compact(folded) { return folded.replace(/\s+/g, " ").trim(); }
   function query(text) {
     var terms = fold(text).split(/\s+/).filter(function (t) { return /[\p{L}\p{N}]/u.test(t); });
     if (!terms.length) return [];
+    var whole = compact(fold(text));
     var pool = null;
     terms.forEach(function (term) {
       var ids = candidates(term);
@@ -188,6 +193,8 @@
         if (!inText && !inHeading && !inTitle) return;
         score += Math.min(inText, 10) + (inHeading ? 10 : 0) + (inTitle ? 12 : 0);
       }
+      if (first && compact(f.title.text) === whole) score += WHOLE_TITLE;
+      else if (compact(f.heading.text) === whole) score += WHOLE_HEADING;
       found.push({ id: id, score: score, terms: terms });
     });
     found.sort(function (a, b) { return b.score - a.score || a.id - b.id; });
