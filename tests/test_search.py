@@ -221,7 +221,7 @@ def search(page, query):
 
 
 def results(page):
-    return page.evaluate("""() => [...document.querySelectorAll('#search-results [role=option]')].map(o => ({
+    return page.evaluate("""() => [...document.querySelectorAll('#search-results .search-result')].map(o => ({
       href: o.getAttribute('href'), title: o.querySelector('.search-title').textContent,
       heading: (o.querySelector('.search-heading') || {}).textContent || '',
       snippet: o.querySelector('.search-snippet').textContent,
@@ -357,6 +357,48 @@ def test_a_query_that_is_a_whole_heading_or_title_ranks_it_first(real_site, open
         assert found and found[0]["href"] in wanted, (query, found[:1], wanted)
     title = " " + data["pages"][0][1].replace(" ", "  ") + " "  # as typed, with more spaces
     assert search(page, title)[0]["href"] == f"../{data['pages'][0][0]}"
+
+
+@pytest.fixture(scope="module")
+def many_site(tmp_path_factory):
+    """The fixture project and a lesson of 24 sections, each with the same rare word (冗余 / 冗長)."""
+    root = tmp_path_factory.mktemp("many")
+    content = copy_fixture(root / "content")
+    for lang, word in (("zh", "冗余"), ("ja", "冗長")):
+        sections = "".join(f"\n## {word} {n} {{#part-{n}}}\n\n{word}之{n}。\n" for n in range(1, 25))
+        (content / lang / "many.md").write_text(f'+++\ntitle = "{word}"\norder = 3\nsummary = "{word}。"\n+++\n\n{word}。\n'
+                                                + sections, encoding="utf-8")
+    return build_site(content, root / "dist")
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_long_list_says_it_shows_the_best_and_shows_the_rest_on_request(many_site, open_page, lang):
+    word = {"zh": "冗余", "ja": "冗長"}[lang]
+    page = open_page(url(many_site, lang))
+    found = search(page, word)
+    n = 25  # the lesson's first section and its 24 headed ones
+    assert len(found) == 20
+    more = page.locator("#search-results #search-more")
+    assert more.get_attribute("role") == "option"
+    assert more.text_content() == catalog(lang).ngettext("Show all %(n)s result", "Show all %(n)s results", n) % {"n": n}
+    shown = catalog(lang).ngettext("The best %(shown)s of %(n)s result", "The best %(shown)s of %(n)s results", n)
+    assert "20" not in shown and str(n) not in shown  # the numbers come from the placeholders
+    page.wait_for_function("(t) => document.querySelector('[data-part=search-status]').textContent === t",
+                           arg=shown % {"n": n, "shown": 20})
+    page.keyboard.press("ArrowUp")  # from the box, up goes to the last option: the one that shows them all
+    assert page.locator("#search-input").get_attribute("aria-activedescendant") == "search-more"
+    page.keyboard.press("Enter")
+    assert len(results(page)) == n and page.locator("#search-more").count() == 0
+    assert page.locator("#search-input").get_attribute("aria-activedescendant") == "search-result-20"  # the 21st
+    page.wait_for_function("(t) => document.querySelector('[data-part=search-status]').textContent === t",
+                           arg=catalog(lang).ngettext("%(n)s result", "%(n)s results", n) % {"n": n})
+    page.locator("#search-input").fill(word + " 1")  # a new query: 1 and 10-19, all shown
+    assert len(results(page)) == 11 and page.locator("#search-more").count() == 0
+    page.locator("#search-input").fill(word)
+    assert len(results(page)) == 20
+    page.locator("#search-more").click()  # and with the mouse
+    assert len(results(page)) == n and page.evaluate("document.activeElement.id") == "search-input"
 
 
 @pytest.mark.browser

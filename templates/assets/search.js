@@ -12,8 +12,9 @@
   var input = box.querySelector("input");
   var list = box.querySelector('[role="listbox"]');
   var status = box.querySelector('[data-part="search-status"]');
-  var MAX_SHOWN = 20;  // the best; the count says how many there are in all
-  var index = null, loading = false, failed = false, results = [], active = -1, announceTimer = 0;
+  var MAX_SHOWN = 20;  // the best at first; an option after them says how many there are and shows them all
+  var index = null, loading = false, failed = false, found = [], results = [], limit = MAX_SHOWN, active = -1,
+      announceTimer = 0;
 
   // ---- Folding: NFC, then per character NFKC and lower case (as builder/search.py folds) ----------
   var CJK = [[0x3005, 0x3007], [0x3041, 0x3096], [0x309D, 0x309E], [0x30A1, 0x30FA], [0x30FC, 0x30FE],
@@ -243,8 +244,9 @@
     if (end < text.length) p.appendChild(document.createTextNode("…"));
     return p;
   }
-  function show(found) {
-    results = found.slice(0, MAX_SHOWN);
+  function show(all) {
+    found = all;
+    results = found.slice(0, limit);
     active = -1;
     input.removeAttribute("aria-activedescendant");
     var root = box.getAttribute("data-root"), options = document.createDocumentFragment();
@@ -263,23 +265,39 @@
       option.addEventListener("mousedown", function (event) { event.preventDefault(); });  // keep focus in the box
       options.appendChild(option);
     });
+    if (found.length > results.length) {  // the last option: "Show all 21 results", which shows the rest
+      var more = el("div", "search-more", countLabel("more", found.length, results.length));
+      more.id = "search-more";
+      more.setAttribute("role", "option");
+      more.setAttribute("aria-selected", "false");
+      more.addEventListener("mousedown", function (event) { event.preventDefault(); });
+      more.addEventListener("click", showAll);
+      options.appendChild(more);
+    }
     while (list.firstChild) list.removeChild(list.firstChild);
     list.appendChild(options);
     var open = input.value.trim() !== "";
     list.hidden = !open || !results.length;
     input.setAttribute("aria-expanded", String(open && results.length > 0));
-    announce(found.length, open);
+    announce(found.length, results.length, open);
   }
-  function countLabel(n) {
+  function showAll() {
+    var next = results.length;
+    limit = Infinity;
+    show(found);
+    move(next);  // on the first result that was not shown before
+  }
+  // A label of the box's (`kind`: count, shown or more) for `n` results in all, `shown` of them on the list.
+  function countLabel(kind, n, shown) {
     var tag = "other";
     try { tag = new Intl.PluralRules(box.getAttribute("data-lang")).select(n); } catch (e) { /* an old browser */ }
-    var template = box.getAttribute("data-label-count-" + tag) || box.getAttribute("data-label-count-other") || "%(n)s";
-    return template.replace("%(n)s", String(n));
+    var template = box.getAttribute("data-label-" + kind + "-" + tag) || box.getAttribute("data-label-" + kind + "-other") || "%(n)s";
+    return template.replace("%(n)s", String(n)).replace("%(shown)s", String(shown));
   }
-  function announce(n, open) {
+  function announce(n, shown, open) {
     clearTimeout(announceTimer);
     if (!open) { say("", false); return; }
-    var text = n ? countLabel(n) : box.getAttribute("data-label-none");
+    var text = !n ? box.getAttribute("data-label-none") : shown < n ? countLabel("shown", n, shown) : countLabel("count", n, n);
     announceTimer = setTimeout(function () { say(text, !n); }, 400);  // once the reader pauses typing
   }
   function say(text, visible) {
@@ -292,10 +310,10 @@
     show(input.value.trim() ? query(input.value) : []);
   }
   function move(to) {
-    if (!results.length) return;
-    var options = list.children;
+    var options = list.children;  // the results, and the option that shows them all
+    if (!options.length) return;
     if (active >= 0) options[active].setAttribute("aria-selected", "false");
-    active = (to + results.length) % results.length;
+    active = (to + options.length) % options.length;
     options[active].setAttribute("aria-selected", "true");
     input.setAttribute("aria-activedescendant", options[active].id);
     options[active].scrollIntoView({ block: "nearest" });
@@ -308,12 +326,12 @@
   }
 
   input.addEventListener("focus", load);
-  input.addEventListener("input", search);
+  input.addEventListener("input", function () { limit = MAX_SHOWN; search(); });
   input.addEventListener("keydown", function (event) {
     if (event.key === "ArrowDown" || event.key === "ArrowUp") {
       event.preventDefault();
       if (list.hidden && input.value.trim()) { search(); }
-      move(event.key === "ArrowDown" ? active + 1 : active < 0 ? results.length - 1 : active - 1);
+      move(event.key === "ArrowDown" ? active + 1 : active < 0 ? list.children.length - 1 : active - 1);
     } else if (event.key === "Enter") {
       var target = results.length ? list.children[active >= 0 ? active : 0] : null;
       if (target) { event.preventDefault(); target.click(); }
