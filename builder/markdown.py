@@ -188,7 +188,8 @@ def _columns(markup: str) -> str:
 
 # Code may be wider than the page: its box scrolls sideways (site.css shades the edge with more beyond it),
 # takes the focus so the keyboard can scroll it, and is named for screen readers by a label of the page
-# template (templates/lesson.html), in the reader's language.
+# template (templates/lesson.html), in the reader's language. A group, not a region: every code block has
+# the same name, and landmarks (regions) must each have their own (axe: landmark-unique).
 CODE_LABEL, OUTPUT_LABEL = "code-label", "output-label"
 
 
@@ -196,7 +197,7 @@ def _highlight(code: str, lang: str, attrs: str) -> str:
     """Highlight fenced code; the markup starts with <pre so markdown-it does not wrap it again."""
     body = _columns(_highlighted(code, lang))
     label = f' data-lang="{html.escape(lang)}"' if lang else ""
-    return f'<pre class="highlight" tabindex="0" role="region" aria-labelledby="{CODE_LABEL}"{label}><code>{body}</code></pre>\n'
+    return f'<pre class="highlight" tabindex="0" role="group" aria-labelledby="{CODE_LABEL}"{label}><code>{body}</code></pre>\n'
 
 
 def columns(text: str) -> int:
@@ -341,6 +342,7 @@ class LessonRenderer:
         self._fence = self.md.renderer.rules["fence"]
         rules = {"trace_ref": self._render_ref, "heading_open": self._open_heading, "heading_close": self._close_heading,
                  "td_open": self._open_cell, "td_close": self._close_cell,
+                 "th_open": self._open_header_cell, "th_close": self._close_header_cell,
                  "text": self._render_text, "term_alias": self._render_text, "fence": self._render_fence,
                  "figure_ref": self._render_figure_ref}
         for name in CONTAINERS:
@@ -546,7 +548,7 @@ class LessonRenderer:
             return text
 
         text = OUTPUT_REF.sub(value, token.content)
-        return (f'<pre class="highlight output" tabindex="0" role="region" aria-labelledby="{OUTPUT_LABEL}" data-lang="{OUTPUT}">'
+        return (f'<pre class="highlight output" tabindex="0" role="group" aria-labelledby="{OUTPUT_LABEL}" data-lang="{OUTPUT}">'
                 f'<code>{_columns(escapeHtml(text))}</code></pre>\n')
 
     def _open_heading(self, tokens, idx, options, env):
@@ -561,6 +563,21 @@ class LessonRenderer:
         # A table's first column names its rows: it breaks between phrases only, like a heading.
         env["in_heading"] = idx > 0 and tokens[idx - 1].type == "tr_open"
         return self.md.renderer.renderToken(tokens, idx, options, env)
+
+    @staticmethod
+    def _empty_header(tokens, idx, step):
+        # A header cell with nothing in it (a table's corner) is a plain cell: a header names something,
+        # and an empty one is read out as nothing (axe: empty-table-header).
+        inline = tokens[idx + step]
+        return inline.type == "inline" and not inline.content.strip()
+
+    def _open_header_cell(self, tokens, idx, options, env):
+        html_ = self.md.renderer.renderToken(tokens, idx, options, env)
+        return html_.replace("<th", "<td", 1) if self._empty_header(tokens, idx, 1) else html_
+
+    def _close_header_cell(self, tokens, idx, options, env):
+        html_ = self.md.renderer.renderToken(tokens, idx, options, env)
+        return html_.replace("</th", "</td", 1) if self._empty_header(tokens, idx, -1) else html_
 
     def _close_cell(self, tokens, idx, options, env):
         env["in_heading"] = False

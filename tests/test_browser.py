@@ -702,6 +702,17 @@ def test_axe_finds_no_violations(site, open_page, lang, slug, fragment, scheme):
     assert results.violations_count == 0, results.generate_report()
 
 
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("slug", ["transformer-block", "ffn-residual"])
+def test_axe_finds_no_violations_on_the_real_lessons(real_site, open_page, lang, slug):
+    """The real lessons hold more than the fixture: several code blocks, the reproduce section, every figure."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    page = ready(open_page(lesson_url(real_site, lang, slug)))
+    results = Axe().run(page, options={"preload": False, "resultTypes": ["violations"]})
+    assert results.violations_count == 0, results.generate_report()
+
+
 @pytest.mark.parametrize("page_path", ["index.html", "zh/index.html", "ja/index.html", "404.html"])
 def test_axe_finds_no_violations_on_other_pages(site, open_page, page_path):
     from axe_playwright_python.sync_playwright import Axe

@@ -101,3 +101,9 @@ def test_a_literal_double_asterisk_is_reported_with_its_line():
     body = "第一段。\n\n这里 ** 不是粗体 ** 而是两个星号。\n\n转义的 \\*\\* 可以保留。\n"
     problems = LessonRenderer().parse(body, Path("x.md"), 10).problems
     assert [(p.line, "left as literal text" in p.message) for p in problems] == [(12, True)]
+
+
+def test_an_empty_table_corner_is_a_plain_cell_and_named_headers_stay_headers():
+    html = LessonRenderer().md.render("|  | pre-norm |\n|---|---|\n| 位置 | 子层之前 |\n")
+    assert "<td></td>" in html and "<th></th>" not in html  # a header with nothing to name is not a header
+    assert "<th>pre-norm</th>" in html
