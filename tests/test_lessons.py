@@ -485,3 +485,94 @@ def test_a_block_past_the_depth_shows_the_weights_the_same_stack_would_have_ther
         for block in range(1, 7):
             stopped = run(s.x0, s.weights, block, residual=residual)  # nothing after block N computed
             np.testing.assert_array_equal(s.traces[key].steps[2 * (block - 1)].attention, stopped.steps[-2].attention)
+
+
+# ffn-residual after the third native review (zh-3, ja-3): the sentences that explain a cause, checked.
+
+def test_pre_norm_adds_corrections_of_about_one_size_to_a_stream_that_keeps_growing():
+    """"Each block adds a correction of about the same length to bank, while the stream grows from 1.8 to 7.9":
+    a later block changes a smaller share of the stream (the hedged reason post-norm may do slightly better)."""
+    stream = bank_after_blocks("river-bank")  # the input, then after blocks 1-6
+    corrections = np.linalg.norm(np.diff(stream, axis=0), axis=-1)
+    lengths = np.linalg.norm(stream, axis=-1)
+    assert corrections.max() < 1.25 * corrections.min()  # "about the same length"
+    assert np.all(np.diff(lengths[1:]) > 0)  # "the stream keeps growing"
+    assert np.all(np.diff(corrections / lengths[:-1]) < 0)  # "a later block changes a smaller share of it"
+
+
+def test_pre_norms_final_norm_takes_the_identity_down_by_the_mean_and_the_standard_deviation():
+    """"The norm subtracts the mean, then divides by the standard deviation; as geography grows both grow: the
+    identity, itself growing, keeps less than half once the mean is taken away, and is then divided by a much
+    larger standard deviation"."""
+    from builder.engine import EPS
+
+    s = scenario("river-bank")
+    identity, geography = s.dimensions.index("bank_identity"), s.dimensions.index("geography")
+    raw = bank_after_blocks("river-bank")[1:]  # after blocks 1-6, before any final norm
+    means, sds = raw.mean(axis=-1), raw.std(axis=-1)
+    assert np.all(np.diff(raw[:, geography]) > 0) and np.all(np.diff(means) > 0) and np.all(np.diff(sds) > 0)
+    last, mean, sd = raw[-1, identity], means[-1], sds[-1]
+    assert np.all(np.diff(raw[:, identity]) > 0)  # "itself growing"
+    assert last - mean < 0.5 * last  # "less than half is left once the mean is taken away"
+    assert sd > 4 * sds[0]  # "a much larger standard deviation"
+    after = (last - mean) / np.sqrt(sd ** 2 + EPS)
+    assert round(after, 1) == 0.2 and last / sd > 2 * after  # dividing alone would leave more than twice as much
+
+
+def test_post_norm_wears_the_identity_down_block_by_block_at_attentions_normalisation():
+    """"From block 2, each block's attention adds its correction almost only to geography and the others; the
+    sum's standard deviation is above 1, so the norm's division takes the identity down a step; the FFN gives
+    back less than that"."""
+    s = scenario("river-bank")
+    identity, t = s.dimensions.index("bank_identity"), s.tracked
+    steps = s.traces["post-on"].steps
+    for attention, ffn in zip(steps[2::2], steps[3::2]):  # blocks 2-6
+        delta = attention.delta[t]
+        assert abs(delta[identity]) < 0.1 * np.linalg.norm(delta)  # "almost only to the other dimensions"
+        total = attention.before[t] + delta
+        assert total.std() > 1 and abs(total.mean()) < 0.1  # "the sum's standard deviation is above 1"
+        cut = attention.before[t, identity] - attention.after[t, identity]
+        assert cut > 0.1  # "takes the identity down a step"
+        assert ffn.after[t, identity] - ffn.before[t, identity] < 0.5 * cut  # "the FFN gives back less"
+    assert np.allclose(np.linalg.norm(s.traces["post-on"].block_outputs()[:, t], axis=-1), 2.0, atol=1e-3)
+
+
+def _python_snippets(lang, slug):
+    from markdown_it import MarkdownIt
+
+    text = (CONTENT / lang / f"{slug}.md").read_text(encoding="utf-8").split("+++", 2)[2]
+    return [t.content for t in MarkdownIt().parse(text) if t.type == "fence" and t.info.strip() == "python"]
+
+
+def _names_used_but_never_bound(source):
+    """The global names a program reads that it neither imports, defines nor gets from builtins."""
+    import builtins
+    import symtable
+
+    top = symtable.symtable(source, "snippet", "exec")
+    bound = {s.get_name() for s in top.get_symbols() if s.is_assigned() or s.is_imported()}
+    used = set()
+
+    def walk(table):
+        for symbol in table.get_symbols():
+            if symbol.is_referenced() and (table is top or symbol.is_global()):
+                used.add(symbol.get_name())
+        for child in table.get_children():
+            walk(child)
+
+    walk(top)
+    return used - bound - set(dir(builtins))
+
+
+@pytest.mark.parametrize("lang", ["zh", "ja"])
+def test_the_pytorch_snippets_run_as_pasted_one_after_the_other(lang):
+    """Each snippet imports what it uses (`torch`, `nn`); the block's snippet uses the FFN the one before
+    defines, and the text says to run that one first."""
+    snippets = _python_snippets(lang, "ffn-residual")
+    pytorch = [code for code in snippets if "nn.Module" in code]
+    assert len(pytorch) == 2
+    assert _names_used_but_never_bound(pytorch[0]) == set()
+    assert _names_used_but_never_bound(pytorch[1]) == {"PositionwiseFFN"}
+    assert _names_used_but_never_bound(pytorch[0] + "\n" + pytorch[1]) == set()
+    for code in snippets:
+        compile(code, "snippet", "exec")
