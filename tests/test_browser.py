@@ -515,7 +515,9 @@ def test_the_walkthrough_says_plainly_when_its_text_is_about_another_state_and_g
     text = page.locator('#depth-map [data-part="walk-text"]')
     assert notice.bounding_box()["y"] + notice.bounding_box()["height"] <= text.bounding_box()["y"]  # above the step text
     assert notice.evaluate("e => getComputedStyle(e).backgroundColor") == "rgb(255, 248, 197)"  # the site's notice colours
-    button = notice.get_by_role("button", name=label(lang, "depth-map", "back_to_text", scenario=river))
+    sentence = label(lang, "depth-map", "sentence", text="by the river bank", title=river)  # as the notice names it
+    assert sentence in notice.text_content()
+    button = notice.get_by_role("button", name=label(lang, "depth-map", "back_to_text", scenario=sentence))
     button.click()
     assert "scenario=river-bank" in page.url and "residual=on" in page.url and "step=" + fragment[-1] in page.url
     assert page.locator('#depth-map [data-control="residual"]').get_attribute("aria-pressed") == "true"

@@ -105,3 +105,59 @@ def test_the_plotly_hover_a_reader_sees_has_the_full_width_colon(site, open_page
     text = page.locator("#depth-map .hoverlayer .hovertext").first.text_content()
     # the bar or the diamond of the stream's length drawn over it: a quantity, then its value
     assert re.search(r"‖：\d", text) and ":" not in text, text
+
+
+# The depth map's own words, with the real catalogs (third native review, zh-3 §5 and ja-3 §5).
+
+LOCALES = {"zh": "zh_Hans", "ja": "ja"}
+HTML_LANGS = {"zh": "zh-Hans", "ja": "ja"}
+
+
+def depth_map_views(lang):
+    from builder.figures.page import figure_views
+    from builder.i18n import Language, compile_catalog, read_catalog
+    from builder.scenarios import load_scenario
+    from conftest import CONTENT
+
+    translations = compile_catalog(read_catalog(CONTENT / lang / "messages.po", LOCALES[lang]))
+    scenarios = [load_scenario(CONTENT / "scenarios" / f"{name}.toml") for name in ("river-bank", "money-bank")]
+    language = Language(code=lang, locale=LOCALES[lang], html_lang=HTML_LANGS[lang])
+    return figure_views("depth-map", language, translations, scenarios, ["input", "b1.attention", "b2", "sum"])
+
+
+def words(text):
+    return text.replace("\u200b", "")  # without label_breaks' phrase marks
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_with_the_residual_off_the_input_row_of_the_lengths_has_no_output_length(lang):
+    """Off, the bars are the sublayers' outputs ‖Δ‖: the input is no output, so its cell is a dash, not 0.00.
+    On, the bar is ‖x − x₀‖, which is 0 at the input."""
+    views = depth_map_views(lang)
+    off, on = views["river-bank|off|3"]["twins"][1], views["river-bank|on|3"]["twins"][1]
+    assert off["rows"][0][1] == "—" and all(row[1] != "—" for row in off["rows"][1:])
+    assert on["rows"][0][1] == "0.00"
+    assert off["rows"][0][2] == on["rows"][0][2] != "—"  # ‖x₀‖ is there in both
+
+
+@pytest.mark.parametrize("lang,when,vector", [("zh", "阶段", "项"), ("ja", "時点", "項目")])
+def test_rows_that_are_points_in_the_run_and_rows_that_are_vectors_have_their_own_heading(lang, when, vector):
+    view = depth_map_views(lang)["river-bank|on|3"]
+    assert [words(twin["columns"][0]) for twin in view["twins"]] == [when, when]
+    assert {words(step["corner"]) for step in view["steps"]} == {vector}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_walkthrough_notice_and_its_button_name_the_sentence_alike(lang):
+    """"by the river bank（河岸边）" in the notice and on its button alike: the title alone also heads another
+    sentence's (河岸边，词序打乱)."""
+    notice = depth_map_views(lang)["money-bank|on|3"]["notice"]
+    sentence = "by the river bank（河岸边）" if lang == "zh" else "by the river bank（川岸のそば）"
+    assert sentence in notice["text"] and sentence in notice["button"]
+
+
+def test_the_zh_spread_legend_names_the_residual_as_its_toggle_does():
+    views = depth_map_views("zh")
+    legend = [words(entry["text"]) for entry in views["river-bank|off|3"]["charts"]["spread"]["legend"]]
+    assert legend == ["残差连接：关", "残差连接：开（对照）"]
+    assert [words(e["text"]) for e in views["river-bank|on|3"]["charts"]["spread"]["legend"]] == ["残差连接：开"]

@@ -24,6 +24,7 @@ from builder.steps import MAX_BLOCK
 OFFSET = 0.23  # each block's two bars sit this far left (attention) and right (FFN) of its centre: room for the
 # number over the FFN column beside a tall attention bar, on a phone at depth 6
 BAR_WIDTH = 0.32
+NONE = "—"  # a table cell with no value: not a number, so no words to translate
 
 LABELS = {
     "title": N_("Depth map"),
@@ -61,7 +62,10 @@ LABELS = {
                        "%(residual)s, %(depth)s blocks."),
     "twin_measures_caption": N_("Its lengths: %(measure)s is the bar, ‖x‖ the diamond. The spread of the words is "
                                 "the largest distance between any two of them (the lower chart)."),
-    "position": N_("Where"),
+    "position": N_("Where"),  # heads the tables' rows: the input, then after each sublayer (points in the run)
+    # Translators: heads the walkthrough's little table, whose rows are vectors: the stream before a step, its
+    # corrections Δ, the stream after, their sum
+    "readout_corner": N_("Vector"),
     "measure_on": N_("‖x − x₀‖"),
     "measure_off": N_("‖Δ‖"),
     "stream": N_("Stream x"),
@@ -187,7 +191,7 @@ def _view(ctx: FigureContext, scenario, runs, residual: bool, depth: int, top: f
 
     def spread_line(r, css, symbol):
         return {"type": "line", "class": css, "symbol": symbol, "x": xs, "y": [round(v, 4) for v in spreads[r]],
-                "hover": [name + "\n" + ctx.named(ctx.t("spread_on" if r else "spread_off"), v)
+                "hover": [f"{name}\n{ctx.t('spread_' + ('on' if r else 'off'))}\n{ctx.named(ctx.t('spread_column'), v)}"
                           for name, v in zip(names, spreads[r])]}
 
     mine = spreads[residual]
@@ -208,7 +212,8 @@ def _view(ctx: FigureContext, scenario, runs, residual: bool, depth: int, top: f
 
     heads = [ctx.t("input")] + [where(b[4]) for b in bars]
     vectors = [x0] + [b[4].after[t] for b in bars]
-    measures = [[ctx.num(0), ctx.num(base), ctx.num(mine[0])]] + [
+    # the input's bar: ‖x − x₀‖ is 0 there; with the residual off the bars are outputs, ‖Δ‖, and the input is none
+    measures = [[ctx.num(0) if residual else NONE, ctx.num(base), ctx.num(mine[0])]] + [
         [ctx.num(height), ctx.num(length), ctx.num(mine[i + 1])] for i, (x, height, _, length, step) in enumerate(bars)]
     caption = dict(token=token, scenario=ctx.sentence(scenario), residual=ctx.on_off(residual), depth=depth)
     twins = [{"caption": ctx.t("twin_caption", **caption), "columns": [ctx.t("position")] + dims,
@@ -223,7 +228,7 @@ def _view(ctx: FigureContext, scenario, runs, residual: bool, depth: int, top: f
         # The steps' text is about the lesson's own sentence with the residual on: said in a notice above
         # it, with a button that goes back to that state (lesson.js sets `state`).
         view["notice"] = {"text": ctx.t("text_note", scenario=ctx.sentence(ctx.scenarios[0])),
-                          "button": ctx.t("back_to_text", scenario=ctx.title(ctx.scenarios[0])),
+                          "button": ctx.t("back_to_text", scenario=ctx.sentence(ctx.scenarios[0])),
                           "state": {"scenario": ctx.scenarios[0].name, "residual": True}}
     return view
 
@@ -290,7 +295,8 @@ def _readout(ctx: FigureContext, scenario, run, residual, depth, step) -> dict:
         if chosen[0].attention is not None and step.sublayer == "attention":
             attention = {"caption": ctx.t("attention_caption", token=scenario.tokens[t], n=step.block),
                          "tokens": list(scenario.tokens), "weights": [ctx.num(w) for w in chosen[0].attention[t]]}
-    return {"corner": ctx.t("position"), "columns": ctx.dims(scenario), "rows": rows, "attention": attention, "notes": notes}
+    return {"corner": ctx.t("readout_corner"), "columns": ctx.dims(scenario), "rows": rows, "attention": attention,
+            "notes": notes}
 
 
 KIND = FigureKind(name="depth-map", folder=FOLDER / "depth_map", state=("scenario", "residual", "depth"),
