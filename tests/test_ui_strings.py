@@ -161,3 +161,17 @@ def test_the_zh_spread_legend_names_the_residual_as_its_toggle_does():
     legend = [words(entry["text"]) for entry in views["river-bank|off|3"]["charts"]["spread"]["legend"]]
     assert legend == ["残差连接：关", "残差连接：开（对照）"]
     assert [words(e["text"]) for e in views["river-bank|on|3"]["charts"]["spread"]["legend"]] == ["残差连接：开"]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_lists_and_the_step_after_a_summary_take_the_catalogs_punctuation(lang):
+    """No '; ' or ' ' joined in code between Chinese or Japanese phrases: the separators are the catalogs'."""
+    import json
+    from conftest import CONTENT
+    from builder.i18n import compile_catalog, read_catalog
+
+    translations = compile_catalog(read_catalog(CONTENT / lang / "messages.po", LOCALES[lang]))
+    sep = translations.gettext("%(first)s; %(second)s") % {"first": "", "second": ""}
+    assert sep and ";" not in sep
+    with_step = translations.gettext("%(summary)s %(step)s") % {"summary": "。", "step": "x"}
+    assert with_step == "。x"

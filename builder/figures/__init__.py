@@ -60,6 +60,12 @@ COMMON_LABELS = {
     # Translators: a figure's number, in its caption and where the text refers to it ("Figure 2");
     # figures are numbered per page, diagrams and interactive figures alike
     "figure": N_("Figure %(n)s"),
+    # Translators: two items of a list that are each a phrase with commas of its own ("A, from block 3 on;
+    # B"). Chinese "%(first)s；%(second)s"
+    "list_more": N_("%(first)s; %(second)s"),
+    # Translators: a figure's spoken summary, then where the walkthrough is ("… Step 2 of 6"); Chinese and
+    # Japanese need no space after their full stop
+    "with_step": N_("%(summary)s %(step)s"),
 }
 
 
@@ -120,6 +126,14 @@ class FigureContext:
     def named(self, name: str, value: float) -> str:
         """A hover's line: a quantity's name and its value, joined with the language's punctuation."""
         return self.t("named_value", name=name, value=self.num(value))
+
+    def listed(self, items) -> str:
+        """Phrases one after another, with the language's separator (list_more)."""
+        items = list(items)
+        text = items[0] if items else ""
+        for item in items[1:]:
+            text = self.t("list_more", first=text, second=item)
+        return text
 
     def on_off(self, residual: bool) -> str:
         return self.t("on" if residual else "off")

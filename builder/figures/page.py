@@ -41,7 +41,7 @@ from builder.scenarios import Scenario, to_json
 from builder.steps import MAX_BLOCK, parse_step
 from builder.typesetting import label_breaks
 
-PAGE_LABELS = ("on", "off", "show_table", "hide_table", "step_of")
+PAGE_LABELS = ("on", "off", "show_table", "hide_table", "step_of", "with_step")
 CHART_PIECES = ("x", "y", "legend", "frame")  # with each mark, stored once in `pieces` and named by index in a chart
 
 
@@ -192,7 +192,9 @@ def page_data(translations, lang: Language, scenarios: list[Scenario], walkthrou
         "defaults": defaults(scenarios[0], figures),
         "scenarios": [s.name for s in scenarios],
         "steps": [{"block": parse_step(key).block} for key in walkthrough],
-        "labels": {key: label_breaks(ctx.t(key), lang.code, units) for key in PAGE_LABELS if key in COMMON_LABELS},
+        # labels break between phrases; a template of sentences (with_step) is left as it is
+        "labels": {key: ctx.t(key) if key == "with_step" else label_breaks(ctx.t(key), lang.code, units)
+                   for key in PAGE_LABELS if key in COMMON_LABELS},
         "chart_sizes": SIZES,  # the SVG coordinate systems, for drawing a state before Plotly has loaded
         "chart_geometry": {"axis_title": AXIS_TITLE, "hatch": HATCH, "radius": RADIUS, "ring": RING, "outline": POINT_OUTLINE,
                            "gap": GAP, "centre": CENTRE, "font": FONT},

@@ -257,7 +257,8 @@
       });
       parts(root, "summary").forEach(function (p) { p.textContent = view.summary; });
       if (announce) parts(root, "status").forEach(function (p) {
-        p.textContent = view.summary + (view.steps.length ? " " + fill(L.step_of, { n: state.step, total: data.steps.length }) : "");
+        p.textContent = view.steps.length ? fill(L.with_step, { summary: view.summary, step: fill(L.step_of, { n: state.step, total: data.steps.length }) })
+                                      : view.summary;
       });
     });
     controls("residual").forEach(function (b) {

@@ -236,14 +236,14 @@ def _view(ctx: FigureContext, scenario, groups, paths, residual, depth, main, zo
         entries = [("path-picked", named(picked))]
         if others:
             notes = [ctx.t("meets", titles=named(g), n=meets(g, span)) if meets(g, span) else named(g) for g in others]
-            entries.append(("path-other", "; ".join(notes)))
+            entries.append(("path-other", ctx.listed(notes)))
         return entries
 
     end = {id(g): paths[g[0].name][residual][depth] for g in groups}
     summary = ctx.t("summary" if others else "summary_one", residual=ctx.on_off(residual), depth=depth, token=token,
                     x=x_name, y=y_name, xv=ctx.num(end[id(picked)][0], 1), yv=ctx.num(end[id(picked)][1], 1),
                     titles=titles(picked),
-                    others="; ".join(ctx.t("summary_other", xv=ctx.num(end[id(g)][0], 1), yv=ctx.num(end[id(g)][1], 1),
+                    others=ctx.listed(ctx.t("summary_other", xv=ctx.num(end[id(g)][0], 1), yv=ctx.num(end[id(g)][1], 1),
                                            titles=titles(g)) for g in others))
     paths_marks = [mark(g, "path-other") for g in others] + [mark(picked, "path-picked")]
     main_span = main["x"][1] - main["x"][0]
