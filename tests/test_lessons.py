@@ -254,7 +254,7 @@ def test_without_the_residual_the_ffn_shrinks_what_attention_left_of_the_differe
     s = scenario("river-bank")
     ffn = s.traces["pre-off"].steps[1]  # block 1's FFN, residual off: its output is the stream
     assert spread(ffn.normed) > 0.1  # "what it reads still differs a little"
-    assert spread(ffn.normed) > 2 * spread(ffn.before)  # "the norm before the FFN widens what attention left"
+    assert 2 < spread(ffn.normed) / spread(ffn.before) < 3  # "the norm before the FFN more than doubles it"
     assert spread(ffn.delta) < 0.1 * spread(ffn.normed)  # "its outputs differ by less than a tenth of that"
     assert 0 < spread(ffn.after) < 0.05  # printed as 0.0 to one decimal, "not really zero"
 
@@ -266,12 +266,6 @@ def test_with_money_the_collapse_takes_two_blocks_though_the_weights_are_as_flat
     spreads = [spread(b) for b in money.traces["pre-off"].block_outputs()]
     assert spreads[0] > 0.3 and spreads[1] < 0.001  # "still apart after one block, almost zero after two"
     assert spread(river.traces["pre-off"].block_outputs()[0]) < 0.05 * spreads[0]
-
-    def value_spread(x):  # how far apart the words' value vectors (through W_O) are in block 1
-        step = x.traces["pre-off"].steps[0]
-        return spread(step.normed @ x.weights.w_v @ x.weights.w_o)
-
-    assert value_spread(money) > 2 * value_spread(river)  # "the difference is in the value vectors"
 
 
 def test_without_the_residual_both_paths_end_on_the_ffns_bias_close_to_x0_in_the_plane():
@@ -576,3 +570,131 @@ def test_the_pytorch_snippets_run_as_pasted_one_after_the_other(lang):
     assert _names_used_but_never_bound(pytorch[0] + "\n" + pytorch[1]) == set()
     for code in snippets:
         compile(code, "snippet", "exec")
+
+
+# The sentences rewritten after the third native review (zh-3, ja-3): each checked against the engine or the
+# figure it describes.
+
+def block_1_attention(weights_from, values_from):
+    """Block 1's attention output (residual off: the stream) with one sentence's weights averaging another's
+    value vectors, position by position: the swap the lessons describe."""
+    w = weights_from.weights
+    xa, xb = norm_rows(weights_from.x0), norm_rows(values_from.x0)
+    scores = (xa @ w.w_q) @ (xa @ w.w_k).T / np.sqrt(xa.shape[-1])
+    weights = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    weights /= weights.sum(axis=-1, keepdims=True)
+    return weights @ (xb @ w.w_v) @ w.w_o
+
+
+def norm_rows(x):
+    from builder.engine import norm
+
+    return norm(x)
+
+
+def test_the_swap_computed_here_is_the_engines_block_1_attention():
+    for name in ("river-bank", "money-bank"):
+        s = scenario(name)
+        np.testing.assert_allclose(block_1_attention(s, s), s.traces["pre-off"].steps[0].after, atol=1e-12)
+
+
+def test_with_money_it_is_the_weights_and_the_values_together_that_keep_the_words_apart():
+    """"Only money's value vectors: about twice river's spread; only its weights: hardly a change; both (money
+    in the bank itself): close to seven times"."""
+    river, money = scenario("river-bank"), scenario("money-bank")
+    base = spread(block_1_attention(river, river))
+    assert 1.8 < spread(block_1_attention(river, money)) / base < 2.4  # "about twice"
+    assert abs(spread(block_1_attention(money, river)) / base - 1) < 0.1  # "hardly changes"
+    assert 6.5 < spread(block_1_attention(money, money)) / base < 7  # "close to seven times"
+
+
+def test_with_money_the_rows_differ_most_on_money_whose_value_vector_stands_apart():
+    """"money's value vector is much farther from the other three; the rows' weights differ most on money: in and
+    the give it least, bank gives it most"."""
+    s = scenario("money-bank")
+    weights = s.traces["pre-on"].steps[0].attention  # block 1: the same with the residual on or off
+    m = s.tokens.index("money")
+    column = weights[:, m]
+    assert int(np.argmax(np.ptp(weights, axis=0))) == m  # the column whose weights differ most between rows
+    assert {s.tokens[i] for i in np.argsort(column)[:2]} == {"in", "the"} and s.tokens[int(np.argmax(column))] == "bank"
+    values = s.traces["pre-off"].steps[0].normed @ s.weights.w_v
+    for v in (values, values @ s.weights.w_o):  # the value vectors, and what W_O makes of them
+        apart = np.linalg.norm(v[:, None] - v[None], axis=-1)
+        others = [i for i in range(len(s.tokens)) if i != m]
+        assert np.delete(apart[m], m).min() > 1.5 * apart[np.ix_(others, others)].max()
+
+
+def test_after_block_2_without_the_residual_the_words_agree_to_five_decimals():
+    s = scenario("river-bank")
+    outputs = s.traces["pre-off"].block_outputs()
+    assert len({tuple(np.round(v, 5)) for v in outputs[1]}) == 1  # "the same to the fifth decimal"
+    assert len({tuple(np.round(v, 5)) for v in outputs[0]}) > 1
+
+
+def real_views(kind, args=()):
+    import gettext
+
+    from builder.figures.page import figure_views
+    from builder.i18n import Language
+
+    lang = Language(code="zh", locale="zh_Hans", html_lang="zh-Hans")
+    scenarios = [scenario(n) for n in ("river-bank", "money-bank", "bank-by-the-river")]
+    return figure_views(kind, lang, gettext.NullTranslations(), scenarios,
+                        ["input", "b1.attention", "b1.ffn", "b2", "b3", "sum"], args)
+
+
+def test_the_spread_chart_has_a_point_after_every_sublayer_numbers_at_block_ends_and_a_dashed_line_only_off():
+    """The controls list and the residual-off section: one point per sublayer, the numbers at the block ends, the
+    point just before "block 1" is block 1's attention (unlabelled), and the grey dashed line (the residual-on
+    curve) is there only with the residual off."""
+    views, s = real_views("depth-map"), scenario("river-bank")
+    for residual, state in ((True, "on"), (False, "off")):
+        for depth in (1, 3, 6):
+            marks = views[f"river-bank|{state}|{depth}"]["charts"]["spread"]["marks"]
+            lines = [m for m in marks if m["type"] == "line"]
+            dashed = [m for m in lines if m.get("dash")]
+            assert len(dashed) == (0 if residual else 1)
+            mine, = [m for m in lines if not m.get("dash")]
+            assert len(mine["x"]) == 1 + 2 * depth  # the input, then after every sublayer
+            labels, = [m for m in marks if m["type"] == "text"]
+            assert labels["x"] == [0] + mine["x"][2::2]  # numbers only at the input and the block ends
+    marks = views["river-bank|off|6"]["charts"]["spread"]["marks"]
+    off, = [m for m in marks if m["type"] == "line" and not m.get("dash")]
+    labels, = [m for m in marks if m["type"] == "text"]
+    assert 0 < off["x"][1] < 1 and off["x"][1] not in labels["x"]  # just before "block 1", no number on it
+    assert off["y"][1] == pytest.approx(spread(s.traces["pre-off"].steps[0].after), abs=1e-4)
+    assert labels["text"][1] == "0.0"  # the chart's block-1 label
+    table = [row[-1] for row in views["river-bank|off|6"]["twins"][1]["rows"]]  # its spread column, a row a step
+    assert table[1] != "0.00" and table[2] != "0.00"  # block 1's two rows: "not zero yet"
+
+
+def test_without_the_residual_the_scale_stays_and_only_the_diamonds_mean_the_same_in_both_states():
+    """"The bars turn red and hatched, the axis title becomes ‖Δ‖ = ‖x‖, the scale stays; compare the diamonds:
+    with the residual on a bar's top is ‖x₀‖ + ‖x − x₀‖, not a length"; the number over a block sits on its FFN bar."""
+    views = real_views("depth-map")
+    on, off = views["river-bank|on|6"]["charts"]["main"], views["river-bank|off|6"]["charts"]["main"]
+    assert on["y"]["range"] == off["y"]["range"] and on["y"]["title"] != off["y"]["title"]
+    assert "‖Δ‖ = ‖x‖" in off["y"]["title"]
+    for chart, hatched in ((on, False), (off, True)):
+        bars = {m["class"]: m for m in chart["marks"] if m["type"] == "bar"}
+        assert all(bool(b.get("pattern")) == hatched for b in bars.values())
+        diamonds, = [m for m in chart["marks"] if m["class"] == "length"]
+        tops = sorted((x, base + y) for b in bars.values() for x, y, base in zip(b["x"], b["y"], b["base"]))
+        gaps = [top - d for (_, top), d in zip(tops, diamonds["y"])]
+        assert (max(gaps) < 1e-3) if hatched else (min(gaps) > 0.1)  # off: on the bar top; on: below it
+        labels, = [m for m in chart["marks"] if m["type"] == "text"]
+        ffn, = [b for name, b in bars.items() if name.startswith("bar-ffn")]
+        assert labels["x"] == ffn["x"]  # the numbers sit over the FFN bars
+
+
+@pytest.mark.parametrize("lang", ["zh", "ja"])
+def test_the_close_up_enlarges_as_many_times_as_the_lesson_says_and_money_meets_from_block_3(real_site, lang):
+    views = real_views("meaning-path", ("geography", "finance"))
+    main, zoom = views["river-bank|off|3"]["charts"]["main"], views["river-bank|off|3"]["charts"]["zoom"]
+    times = round((main["x"]["range"][1] - main["x"]["range"][0]) / (zoom["x"]["range"][1] - zoom["x"]["range"][0]))
+    tree = parse(real_site / lang / "transformer-block.html")
+    prose = " ".join(p.text() for p in tree.css("article p"))
+    assert times == 20 and f"{times} 倍" in prose
+    river, money = (scenario(n).traces["pre-off"].block_outputs()[:, scenario(n).tracked] for n in ("river-bank", "money-bank"))
+    apart = np.linalg.norm(river - money, axis=-1)
+    assert apart[1] > 0.05 and apart[2:].max() < 0.005  # the same point from block 3 on, not before
