@@ -309,6 +309,41 @@ def test_slash_arrows_enter_and_escape_follow_the_combobox_pattern(search_site, 
 
 
 @pytest.mark.browser
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_search_script_loads_on_the_first_slash_and_keeps_what_was_typed_before(search_site, open_page, lang):
+    page = open_page(url(search_site, lang))
+    page.wait_for_load_state("load")
+    assert page.evaluate("() => !document.querySelector('script[src*=\"assets/search\"]')")  # nothing of search on a first visit
+    held = []  # search.js held back until the reader has typed: the query must survive its loading
+    page.route("**/assets/search.js", lambda route: held.append(route))
+    page.locator("h1").click()
+    page.keyboard.press("/")
+    assert page.evaluate("document.activeElement.id") == "search-input"
+    page.keyboard.type("FFN")
+    while not held:
+        page.wait_for_timeout(10)
+    assert page.evaluate("() => !self.lessonSearchIndex") and page.locator("#search-results").is_hidden()
+    held[0].fallback()
+    page.wait_for_selector("#search-results:not([hidden]) [role=option]")
+    assert page.locator("#search-input").input_value() == "FFN"
+    assert all("FFN" in r["marks"] for r in results(page)[:1])
+    page.keyboard.press("ArrowDown")  # the script's own keys work from then on
+    assert page.locator("#search-input").get_attribute("aria-activedescendant") == "search-result-0"
+    assert page.evaluate("document.querySelectorAll('script[src$=\"assets/search.js\"]').length") == 1
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_click_in_the_box_loads_the_search_script(search_site, open_page, lang):
+    page = open_page(url(search_site, lang, "search-words"))
+    page.wait_for_load_state("load")
+    page.locator("#search-input").click()
+    page.wait_for_function("() => self.lessonSearchIndex")  # on focus alone, before anything is typed
+    page.keyboard.type("层归一化" if lang == "zh" else "層正規化")
+    page.wait_for_selector("#search-results:not([hidden]) [role=option]")
+
+
+@pytest.mark.browser
 def test_a_click_on_a_result_opens_its_section(search_site, open_page):
     page = open_page(url(search_site, "ja", "ffn-residual"))
     search(page, "層正規化")

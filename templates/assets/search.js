@@ -1,9 +1,10 @@
-// Search in the page's language. The index is a classic script the builder writes
-// (assets/search-<lang>.<hash>.js, see builder/search.py), loaded the first time the box gets focus or
-// `/` is pressed: a script of the site's own loads over file://, from the unpacked archive, under a
-// sub-path and under the page's Content-Security-Policy, where fetching a file would not. Candidates
-// come from the index's CJK bigrams and words; each is confirmed by a substring check on the section's
-// text, folded the same way on both sides. Results are built from text nodes only. No strings of its own.
+// Search in the page's language. site.js loads this script the first time the box gets focus or `/`
+// is pressed (site.js keeps that shortcut), and this script then loads the index: a classic script the
+// builder writes (assets/search-<lang>.<hash>.js, see builder/search.py). A script of the site's own
+// loads over file://, from the unpacked archive, under a sub-path and under the page's
+// Content-Security-Policy, where fetching a file would not. Candidates come from the index's CJK
+// bigrams and words; each is confirmed by a substring check on the section's text, folded the same
+// way on both sides. Results are built from text nodes only. No strings of its own.
 (function () {
   "use strict";
 
@@ -341,12 +342,6 @@
     }
   });
   input.addEventListener("blur", function () { setTimeout(function () { if (document.activeElement !== input) close(); }, 150); });
-  document.addEventListener("keydown", function (event) {
-    if (event.key !== "/" || event.ctrlKey || event.metaKey || event.altKey || event.defaultPrevented) return;
-    var target = event.target, tag = target && target.tagName;
-    if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || (target && target.isContentEditable)) return;
-    event.preventDefault();
-    input.focus();
-    input.select();
-  });
+  // Loaded by site.js on the box's first focus (or `/`, which focuses it): the reader may have typed.
+  if (document.activeElement === input || input.value.trim()) load();
 })();

@@ -40,6 +40,30 @@
     });
   }
 
+  // The search box's script (assets/search.js) loads only when the reader goes to search: the box
+  // gets focus, or `/` is pressed (it focuses the box). A script of the site's own, as the index is:
+  // it loads over file:// and under the Content-Security-Policy. What the reader types meanwhile
+  // stays in the box, and search.js takes it from there.
+  var searchLoading = false;
+  function loadSearch() {
+    if (searchLoading || !root) return;
+    searchLoading = true;
+    var search = document.createElement("script");
+    search.src = root + "assets/search.js";
+    document.head.appendChild(search);
+  }
+  document.addEventListener("focusin", function (event) {
+    if (event.target && event.target.id === "search-input") loadSearch();
+  });
+  document.addEventListener("keydown", function (event) {
+    if (event.key !== "/" || event.ctrlKey || event.metaKey || event.altKey || event.defaultPrevented) return;
+    var target = event.target, tag = target && target.tagName, input = document.getElementById("search-input");
+    if (!input || tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || (target && target.isContentEditable)) return;
+    event.preventDefault();
+    input.focus();
+    input.select();
+  });
+
   // The language switcher keeps where the reader is: a #section, and the figures' state (sent by
   // lesson.js). With both, the state goes in the query and the section in the fragment.
   var figureState = "";
