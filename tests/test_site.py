@@ -43,7 +43,7 @@ def test_lesson_page_has_lang_switcher_and_trace(site, lang, slug):
     other = "ja" if lang == "zh" else "zh"
     assert switch == {LANGS[other]: f"../{other}/{slug}.html"}
     data = json.loads(tree.css_first("#lesson-data").text())
-    assert data["version"] == 3 and data["defaults"]["scenario"] == "river-bank"
+    assert data["version"] == 4 and data["defaults"]["scenario"] == "river-bank"
 
 
 def test_lesson_lists_are_in_lesson_order(site):

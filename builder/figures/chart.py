@@ -50,6 +50,10 @@ HATCH = 5.5  # hatching: one stripe of the background every 5.5 units, 1.5 wide 
 RADIUS = 5.5  # point markers
 RING = (6.5, 9.0)  # a ring marker's inner and outer radius: clear of a point (and its outline) on top of it
 POINT_OUTLINE = 22  # the walkthrough's square around one point: clear of a ring, inside a label's distance (gap 13)
+# A mark's arrays that run along its points, one entry per point (a band's and an outline's x and y are
+# its edges instead: they have no points).
+POINT_FIELDS = ("x", "y", "base", "hover", "text", "position")
+POINTED = ("bar", "points", "line", "text")
 STEPS = (1, 2, 5, 10)  # round tick steps: 1, 2 or 5 times a power of ten
 AXIS_TITLE = (4, 11)  # the y axis's title: its left end and its middle, from the drawing's top left corner
 

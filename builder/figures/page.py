@@ -2,7 +2,7 @@
 
 Page data (`<script type="application/json" id="lesson-data">`), version 3:
 
-    {"version": 3,
+    {"version": 4,
      "defaults": {"scenario": "river-bank", "residual": true, "depth": 3, "block": 1, "step": 1},
      "scenarios": ["river-bank", ...],                 # the picker's choices, the default first
      "steps": [{"block": 0}, {"block": 1}, ...],       # the walkthrough: each step's block (0: none)
@@ -12,13 +12,16 @@ Page data (`<script type="application/json" id="lesson-data">`), version 3:
                                   "walkthrough": true,          # its charts outline the walkthrough's steps
                                   "views": {"river-bank|on|3": VIEW, ...}}},
      "parts": [...],                                    # the charts, tables and readouts the views name
-     "pieces": [...]}                                   # the axes, legends, frames and marks the charts name
+     "pieces": [...],                                   # the axes, legends, frames and marks the charts name
+     "point_fields": ["x", "y", ...]}                   # a mark's arrays with one entry per point
 
 A VIEW names its charts, text twins, walkthrough readouts, attention grid and walkthrough notice by their index in `parts`
 (each distinct one stored once, so its index tells lesson.js whether a state change leaves a chart as it
 was; a chart without a `label` is named by the view's summary); the rest it
 holds itself. A chart in `parts` names its axes, legend, frame and each of its marks by their index in
-`pieces` (each distinct one stored once).
+`pieces` (each distinct one stored once). A mark that is the first points of another (a bar series at
+depth 3 is the first three bars of the one at depth 6) is stored as {"of": i, "first": n}: the mark
+`pieces[i]` with each of its arrays that run along the points ("point_fields") cut to its first n.
 
 A VIEW is everything a figure shows in one state, already translated and formatted: its caption,
 summary (the live region's text), charts (builder/figures/chart.py), text twin (`twins`: one or more
@@ -34,7 +37,8 @@ from pathlib import Path
 from markupsafe import Markup
 
 from builder.figures import COMMON_LABELS, KINDS, FigureContext, view_key
-from builder.figures.chart import AXIS_TITLE, CENTRE, FONT, GAP, HATCH, POINT_OUTLINE, RADIUS, RING, SIZES, frame, render_svg
+from builder.figures.chart import (AXIS_TITLE, CENTRE, FONT, GAP, HATCH, POINT_FIELDS, POINT_OUTLINE, POINTED, RADIUS,
+                                   RING, SIZES, frame, render_svg)
 from builder.i18n import Language
 from builder.pages import render_page
 from builder.scenarios import Scenario, to_json
@@ -187,8 +191,9 @@ def page_data(translations, lang: Language, scenarios: list[Scenario], walkthrou
                 if field in view:
                     view[field] = part(view[field])
             shared[name][key] = view
+    pieces = first_points(pieces)
     return {
-        "version": 3,
+        "version": 4,
         "defaults": defaults(scenarios[0], figures),
         "scenarios": [s.name for s in scenarios],
         "steps": [{"block": parse_step(key).block} for key in walkthrough],
@@ -202,4 +207,38 @@ def page_data(translations, lang: Language, scenarios: list[Scenario], walkthrou
                            "views": shared[name]} for name in figures},
         "parts": parts,
         "pieces": pieces,
+        "point_fields": list(POINT_FIELDS),
     }
+
+
+def points(mark) -> int | None:
+    """How many points a mark has, or None for one without points (a band, an outline, an axis, a legend)."""
+    if not isinstance(mark, dict) or mark.get("type") not in POINTED:
+        return None
+    counts = {len(mark[key]) for key in POINT_FIELDS if key in mark}
+    return counts.pop() if len(counts) == 1 else None
+
+
+def first_points(pieces: list) -> list:
+    """`pieces` with each mark that is the first points of a longer one stored as {"of": i, "first": n}.
+
+    The views of a figure at depths 1 to 6 draw the same series cut at each depth: stored whole once, the
+    shorter ones name it (the longest that holds them, which never itself names another)."""
+    def rest(mark):  # everything but the points
+        return to_json({key: value for key, value in mark.items() if key not in POINT_FIELDS})
+
+    longest: dict[str, list[int]] = {}
+    for i, mark in enumerate(pieces):
+        if points(mark):
+            longest.setdefault(rest(mark), []).append(i)
+    out = list(pieces)
+    for same in longest.values():
+        same.sort(key=lambda i: -points(pieces[i]))
+        for i in same:
+            n = points(pieces[i])
+            whole = next((j for j in same if points(pieces[j]) > n
+                          and all(pieces[j][key][:n] == pieces[i][key] for key in POINT_FIELDS if key in pieces[i])
+                          and pieces[j].keys() == pieces[i].keys()), None)
+            if whole is not None:
+                out[i] = {"of": whole, "first": n}
+    return out

@@ -11,6 +11,15 @@
   var data = JSON.parse(node.textContent);
   // Views name their charts, tables and readouts by index in data.parts (each stored once), and a chart its
   // axes, legend, frame and marks by index in data.pieces: put them back (a chart shared by views, once).
+  // A mark stored as the first n points of another ({of, first}) is that one cut to n points.
+  data.pieces = data.pieces.map(function (p) {
+    if (!p || p.first === undefined) return p;
+    var whole = data.pieces[p.of], mark = {};
+    Object.keys(whole).forEach(function (key) {
+      mark[key] = data.point_fields.indexOf(key) >= 0 ? whole[key].slice(0, p.first) : whole[key];
+    });
+    return mark;
+  });
   function piece(value) { return typeof value === "number" ? data.pieces[value] : value; }
   function chartPart(i) {
     var chart = data.parts[i];
