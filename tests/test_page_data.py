@@ -63,3 +63,17 @@ def test_the_stored_pieces_read_back_as_the_marks_and_each_series_is_whole_once(
             n = points(short)
             if long is not short and points(long) > n and long.keys() == short.keys():
                 assert not all(long[k][:n] == short[k] if k in POINT_FIELDS else long[k] == short[k] for k in short)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_each_table_row_and_each_caption_is_stored_once(site, lang):
+    data = json.loads(parse(site / lang / "transformer-block.html").css_first("#lesson-data").text())
+    rows = [json.dumps(r, sort_keys=True) for r in data["rows"]]
+    assert len(set(rows)) == len(rows)
+    tables = [p for p in data["parts"] if isinstance(p, dict) and "rows" in p]
+    assert tables and all(isinstance(i, int) and 0 <= i < len(rows) for t in tables for i in t["rows"])
+    shared = [t for t in tables if len(t["rows"]) > 1 and any(set(t["rows"]) & set(u["rows"]) for u in tables if u is not t)]
+    assert shared, "tables of neighbouring depths share rows"
+    views = [v for f in data["figures"].values() for v in f["views"].values()]
+    captions = {v["caption"] for v in views}
+    assert all(isinstance(data["parts"][i], str) for i in captions) and len(captions) < len(views) / 4

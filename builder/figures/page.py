@@ -11,17 +11,20 @@ Page data (`<script type="application/json" id="lesson-data">`), version 3:
      "figures": {"<figure id>": {"kind": "depth-map", "state": ["scenario", "residual", "depth"],
                                   "walkthrough": true,          # its charts outline the walkthrough's steps
                                   "views": {"river-bank|on|3": VIEW, ...}}},
-     "parts": [...],                                    # the charts, tables and readouts the views name
+     "parts": [...],                                    # the charts, tables, readouts and captions the views name
      "pieces": [...],                                   # the axes, legends, frames and marks the charts name
-     "point_fields": ["x", "y", ...]}                   # a mark's arrays with one entry per point
+     "point_fields": ["x", "y", ...],                   # a mark's arrays with one entry per point
+     "rows": [...]}                                     # the rows the tables and readouts name
 
-A VIEW names its charts, text twins, walkthrough readouts, attention grid and walkthrough notice by their index in `parts`
+A VIEW names its caption, charts, text twins, walkthrough readouts, attention grid and walkthrough notice by their index in `parts`
 (each distinct one stored once, so its index tells lesson.js whether a state change leaves a chart as it
 was; a chart without a `label` is named by the view's summary); the rest it
 holds itself. A chart in `parts` names its axes, legend, frame and each of its marks by their index in
 `pieces` (each distinct one stored once). A mark that is the first points of another (a bar series at
 depth 3 is the first three bars of the one at depth 6) is stored as {"of": i, "first": n}: the mark
-`pieces[i]` with each of its arrays that run along the points ("point_fields") cut to its first n.
+`pieces[i]` with each of its arrays that run along the points ("point_fields") cut to its first n. A
+table (a text twin, a readout) names each of its rows by its index in `rows` (each distinct one stored
+once: the table at depth 3 repeats the rows of the one at depth 2).
 
 A VIEW is everything a figure shows in one state, already translated and formatted: its caption,
 summary (the live region's text), charts (builder/figures/chart.py), text twin (`twins`: one or more
@@ -142,27 +145,11 @@ def page_data(translations, lang: Language, scenarios: list[Scenario], walkthrou
 
     Many states draw the very same chart, table or readout (a sentence with the same words in another
     order; a walkthrough step the depth does not reach): each such part is stored once in `parts`, and a
-    view names it by its index there. lesson.js puts the parts back into the views when it starts."""
+    view names it by its index there; so are a chart's pieces and a table's rows. lesson.js puts them
+    back into the views when it starts."""
     ctx = FigureContext(lang, translations, scenarios)  # the page's own labels are the common ones
-    parts: list = []
-    index: dict[str, int] = {}
-
-    def part(value) -> int:
-        text = to_json(value)
-        if text not in index:
-            index[text] = len(parts)
-            parts.append(value)
-        return index[text]
-
-    pieces: list = []
-    piece_index: dict[str, int] = {}
-
-    def piece(value) -> int:
-        text = to_json(value)
-        if text not in piece_index:
-            piece_index[text] = len(pieces)
-            pieces.append(value)
-        return piece_index[text]
+    parts, pieces, rows = Store(), Store(), Store()
+    part, piece, row = parts.add, pieces.add, rows.add
 
     def shared_chart(chart: dict) -> dict:
         # Charts of different states share most of what they hold (an axis, a legend, the other sentence's
@@ -172,6 +159,10 @@ def page_data(translations, lang: Language, scenarios: list[Scenario], walkthrou
             if key in chart:
                 chart[key] = piece(chart[key])
         return chart
+
+    def shared_table(table: dict) -> dict:
+        # A table at depth 3 has the rows of the one at depth 2 and two more: each row is stored once.
+        return dict(table, rows=[row(r) for r in table["rows"]])
 
     shared = {}
     for name, views in figures.items():
@@ -186,12 +177,13 @@ def page_data(translations, lang: Language, scenarios: list[Scenario], walkthrou
                                   for chart, value in view["charts"].items()}
             for field in ("steps", "twins"):
                 if field in view:
-                    view[field] = [part(value) for value in view[field]]
+                    view[field] = [part(shared_table(value)) for value in view[field]]
+            if "caption" in view:  # a figure has a caption or two, shared by all its views
+                view["caption"] = part(view["caption"])
             for field in ("grid", "notice"):
                 if field in view:
                     view[field] = part(view[field])
             shared[name][key] = view
-    pieces = first_points(pieces)
     return {
         "version": 4,
         "defaults": defaults(scenarios[0], figures),
@@ -205,10 +197,26 @@ def page_data(translations, lang: Language, scenarios: list[Scenario], walkthrou
                            "gap": GAP, "centre": CENTRE, "font": FONT},
         "figures": {name: {"kind": name, "state": list(KINDS[name].state), "walkthrough": KINDS[name].walkthrough and bool(walkthrough),
                            "views": shared[name]} for name in figures},
-        "parts": parts,
-        "pieces": pieces,
+        "parts": parts.items,
+        "pieces": first_points(pieces.items),
         "point_fields": list(POINT_FIELDS),
+        "rows": rows.items,
     }
+
+
+class Store:
+    """A list that holds each distinct value once: add() returns the value's index in it."""
+
+    def __init__(self):
+        self.items: list = []
+        self.index: dict[str, int] = {}
+
+    def add(self, value) -> int:
+        text = to_json(value)
+        if text not in self.index:
+            self.index[text] = len(self.items)
+            self.items.append(value)
+        return self.index[text]
 
 
 def points(mark) -> int | None:

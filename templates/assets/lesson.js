@@ -9,8 +9,9 @@
   var node = document.getElementById("lesson-data");
   if (!node) return;
   var data = JSON.parse(node.textContent);
-  // Views name their charts, tables and readouts by index in data.parts (each stored once), and a chart its
-  // axes, legend, frame and marks by index in data.pieces: put them back (a chart shared by views, once).
+  // Views name their captions, charts, tables and readouts by index in data.parts (each stored once), a
+  // chart its axes, legend, frame and marks by index in data.pieces, and a table its rows by index in
+  // data.rows: put them back (a chart shared by views, once).
   // A mark stored as the first n points of another ({of, first}) is that one cut to n points.
   data.pieces = data.pieces.map(function (p) {
     if (!p || p.first === undefined) return p;
@@ -21,6 +22,9 @@
     return mark;
   });
   function piece(value) { return typeof value === "number" ? data.pieces[value] : value; }
+  data.parts.forEach(function (part) {  // a table names its rows by index in data.rows
+    if (part && part.rows) part.rows = part.rows.map(function (i) { return data.rows[i]; });
+  });
   function chartPart(i) {
     var chart = data.parts[i];
     chart.key = i;  // one distinct chart, one part: a state change that keeps the key leaves the chart as it was
@@ -36,7 +40,7 @@
       ["steps", "twins"].forEach(function (field) {
         if (view[field]) view[field] = view[field].map(function (i) { return data.parts[i]; });
       });
-      ["grid", "notice"].forEach(function (field) { if (view[field] !== undefined) view[field] = data.parts[view[field]]; });
+      ["grid", "notice", "caption"].forEach(function (field) { if (view[field] !== undefined) view[field] = data.parts[view[field]]; });
     });
   });
   var L = data.labels;
