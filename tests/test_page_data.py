@@ -19,19 +19,16 @@ def bars(n, cls="bar-ffn-on"):
             "y": [0.5 * b for b in range(1, n + 1)], "base": [1.0] * n, "hover": [f"block {b}" for b in range(1, n + 1)]}
 
 
-def cut(pieces, i):
-    """A piece as lesson.js reads it back."""
-    p = pieces[i]
-    if isinstance(p, dict) and "first" in p:
-        return {k: (v[: p["first"]] if k in POINT_FIELDS else v) for k, v in pieces[p["of"]].items()}
-    return p
+def cut(whole, n):
+    """A mark named [i, n], as lesson.js reads it back."""
+    return {k: (v[:n] if k in POINT_FIELDS else v) for k, v in whole.items()}
 
 
 def test_a_series_cut_at_a_lower_depth_names_the_longest_that_holds_it():
     pieces = [bars(1), bars(2), {"range": [0, 1]}, bars(6), bars(3)]
-    stored = first_points(pieces)
-    assert stored == [{"of": 3, "first": 1}, {"of": 3, "first": 2}, {"range": [0, 1]}, bars(6), {"of": 3, "first": 3}]
-    assert [cut(stored, i) for i in range(len(stored))] == pieces
+    cuts = first_points(pieces)
+    assert cuts == {0: (3, 1), 1: (3, 2), 4: (3, 3)}
+    assert all(cut(pieces[whole], n) == pieces[i] for i, (whole, n) in cuts.items())
 
 
 def test_marks_that_differ_beyond_their_first_points_are_stored_whole():
@@ -40,29 +37,23 @@ def test_marks_that_differ_beyond_their_first_points_are_stored_whole():
     changed["y"] = [0.5, 9.0]  # the second bar of the depth-3 series is not the second of this one
     band = {"type": "band", "class": "ribbon", "x": [-0.5, 1.5], "y": [1.0]}  # edges, not points
     wider_band = {"type": "band", "class": "ribbon", "x": [-0.5, 1.5, 2.5], "y": [1.0]}
-    pieces = [other_class, other_width, changed, band, wider_band, bars(3)]
-    assert first_points(pieces) == pieces
+    assert first_points([other_class, other_width, changed, band, wider_band, bars(3)]) == {}
     assert points(band) is None and points(bars(3)) == 3
 
 
 @pytest.mark.parametrize("lang", LANGS)
-def test_the_stored_pieces_read_back_as_the_marks_and_each_series_is_whole_once(site, lang):
+def test_the_charts_marks_read_back_and_each_series_is_stored_whole_once(site, lang):
     data = json.loads(parse(site / lang / "transformer-block.html").css_first("#lesson-data").text())
     pieces = data["pieces"]
     assert data["point_fields"] == POINT_FIELDS
-    named = [p for p in pieces if isinstance(p, dict) and "first" in p]
+    charts = [p for p in data["parts"] if isinstance(p, dict) and "marks" in p]
+    named = [m for c in charts for m in c["marks"] if isinstance(m, list)]
     assert named, "the depths of the depth map share their series"
-    for p in named:
-        whole = pieces[p["of"]]
-        assert "first" not in whole and 0 < p["first"] < points(whole)
-    marks = [cut(pieces, i) for i in range(len(pieces))]
-    assert first_points(marks) == pieces  # read back and stored again: the same
-    stored_whole = [m for m in pieces if points(m)]
-    for short in stored_whole:  # no mark stored whole is the first points of another
-        for long in stored_whole:
-            n = points(short)
-            if long is not short and points(long) > n and long.keys() == short.keys():
-                assert not all(long[k][:n] == short[k] if k in POINT_FIELDS else long[k] == short[k] for k in short)
+    for i, n in named:
+        assert 0 < n < points(pieces[i])
+    assert first_points(pieces) == {}  # no mark stored is the first points of another
+    marks = [cut(pieces[m[0]], m[1]) if isinstance(m, list) else pieces[m] for c in charts for m in c["marks"]]
+    assert all(points(m) for m in marks if m["type"] not in ("band", "outline"))
 
 
 @pytest.mark.parametrize("lang", LANGS)

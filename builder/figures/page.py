@@ -21,8 +21,8 @@ A VIEW names its caption, charts, text twins, walkthrough readouts, attention gr
 was; a chart without a `label` is named by the view's summary); the rest it
 holds itself. A chart in `parts` names its axes, legend, frame and each of its marks by their index in
 `pieces` (each distinct one stored once). A mark that is the first points of another (a bar series at
-depth 3 is the first three bars of the one at depth 6) is stored as {"of": i, "first": n}: the mark
-`pieces[i]` with each of its arrays that run along the points ("point_fields") cut to its first n. A
+depth 3 is the first three bars of the one at depth 6) is named [i, n]: the mark `pieces[i]` with each
+of its arrays that run along the points ("point_fields") cut to its first n. A
 table (a text twin, a readout) names each of its rows by its index in `rows` (each distinct one stored
 once: the table at depth 3 repeats the rows of the one at depth 2).
 
@@ -164,6 +164,7 @@ def page_data(translations, lang: Language, scenarios: list[Scenario], walkthrou
         # A table at depth 3 has the rows of the one at depth 2 and two more: each row is stored once.
         return dict(table, rows=[row(r) for r in table["rows"]])
 
+    charts = Charts()
     shared = {}
     for name, views in figures.items():
         shared[name] = {}
@@ -172,9 +173,9 @@ def page_data(translations, lang: Language, scenarios: list[Scenario], walkthrou
             if "charts" in view:
                 # a chart whose accessible name is the view's summary (most are) leaves it out: lesson.js
                 # and the template use the summary then
-                view["charts"] = {chart: part(shared_chart({k: v for k, v in value.items()
-                                                            if not (k == "label" and v == view.get("summary"))}))
-                                  for chart, value in view["charts"].items()}
+                named = {chart: {k: v for k, v in value.items() if not (k == "label" and v == view.get("summary"))}
+                         for chart, value in view["charts"].items()}
+                view["charts"] = {chart: charts.add(part(shared_chart(value))) for chart, value in named.items()}
             for field in ("steps", "twins"):
                 if field in view:
                     view[field] = [part(shared_table(value)) for value in view[field]]
@@ -198,7 +199,7 @@ def page_data(translations, lang: Language, scenarios: list[Scenario], walkthrou
         "figures": {name: {"kind": name, "state": list(KINDS[name].state), "walkthrough": KINDS[name].walkthrough and bool(walkthrough),
                            "views": shared[name]} for name in figures},
         "parts": parts.items,
-        "pieces": first_points(pieces.items),
+        "pieces": charts.cut_marks(parts.items, pieces.items),
         "point_fields": list(POINT_FIELDS),
         "rows": rows.items,
     }
@@ -227,26 +228,49 @@ def points(mark) -> int | None:
     return counts.pop() if len(counts) == 1 else None
 
 
-def first_points(pieces: list) -> list:
-    """`pieces` with each mark that is the first points of a longer one stored as {"of": i, "first": n}.
-
-    The views of a figure at depths 1 to 6 draw the same series cut at each depth: stored whole once, the
-    shorter ones name it (the longest that holds them, which never itself names another)."""
+def first_points(pieces: list) -> dict[int, tuple[int, int]]:
+    """Each mark of `pieces` that is the first n points of a longer one: its index → (the longest that
+    holds it, n). The views of a figure at depths 1 to 6 draw the same series cut at each depth: stored
+    whole once, the shorter ones name it. The longest that holds a mark is never itself cut from another."""
     def rest(mark):  # everything but the points
         return to_json({key: value for key, value in mark.items() if key not in POINT_FIELDS})
 
-    longest: dict[str, list[int]] = {}
+    alike: dict[str, list[int]] = {}
     for i, mark in enumerate(pieces):
         if points(mark):
-            longest.setdefault(rest(mark), []).append(i)
-    out = list(pieces)
-    for same in longest.values():
+            alike.setdefault(rest(mark), []).append(i)
+    cuts = {}
+    for same in alike.values():
         same.sort(key=lambda i: -points(pieces[i]))
         for i in same:
             n = points(pieces[i])
-            whole = next((j for j in same if points(pieces[j]) > n
-                          and all(pieces[j][key][:n] == pieces[i][key] for key in POINT_FIELDS if key in pieces[i])
-                          and pieces[j].keys() == pieces[i].keys()), None)
+            whole = next((j for j in same if points(pieces[j]) > n and pieces[j].keys() == pieces[i].keys()
+                          and all(pieces[j][key][:n] == pieces[i][key] for key in POINT_FIELDS if key in pieces[i])), None)
             if whole is not None:
-                out[i] = {"of": whole, "first": n}
-    return out
+                cuts[i] = (whole, n)
+    return cuts
+
+
+class Charts:
+    """The charts stored in `parts` (by index), whose marks are cut from longer ones at the end."""
+
+    def __init__(self):
+        self.indices: set[int] = set()
+
+    def add(self, index: int) -> int:
+        self.indices.add(index)
+        return index
+
+    def cut_marks(self, parts: list, pieces: list) -> list:
+        """Leave out of `pieces` each mark that is the first points of another, name it [i, n] in the charts
+        instead (first_points), and renumber; return the pieces kept."""
+        cuts = first_points(pieces)
+        kept = [i for i in range(len(pieces)) if i not in cuts]
+        number = {old: new for new, old in enumerate(kept)}
+        for index in sorted(self.indices):
+            chart = parts[index]
+            chart["marks"] = [[number[cuts[i][0]], cuts[i][1]] if i in cuts else number[i] for i in chart["marks"]]
+            for key in CHART_PIECES:
+                if key in chart:
+                    chart[key] = number[chart[key]]
+        return [pieces[i] for i in kept]

@@ -10,18 +10,17 @@
   if (!node) return;
   var data = JSON.parse(node.textContent);
   // Views name their captions, charts, tables and readouts by index in data.parts (each stored once), a
-  // chart its axes, legend, frame and marks by index in data.pieces, and a table its rows by index in
-  // data.rows: put them back (a chart shared by views, once).
-  // A mark stored as the first n points of another ({of, first}) is that one cut to n points.
-  data.pieces = data.pieces.map(function (p) {
-    if (!p || p.first === undefined) return p;
-    var whole = data.pieces[p.of], mark = {};
+  // chart its axes, legend, frame and marks by index in data.pieces (a mark cut from a longer one as
+  // [index, points]), and a table its rows by index in data.rows: put them back (a chart shared by
+  // views, once).
+  function piece(value) { return typeof value === "number" ? data.pieces[value] : value; }
+  function cut(whole, n) {  // a mark named [i, n]: the first n points of data.pieces[i]
+    var mark = {};
     Object.keys(whole).forEach(function (key) {
-      mark[key] = data.point_fields.indexOf(key) >= 0 ? whole[key].slice(0, p.first) : whole[key];
+      mark[key] = data.point_fields.indexOf(key) >= 0 ? whole[key].slice(0, n) : whole[key];
     });
     return mark;
-  });
-  function piece(value) { return typeof value === "number" ? data.pieces[value] : value; }
+  }
   data.parts.forEach(function (part) {  // a table names its rows by index in data.rows
     if (part && part.rows) part.rows = part.rows.map(function (i) { return data.rows[i]; });
   });
@@ -29,7 +28,7 @@
     var chart = data.parts[i];
     chart.key = i;  // one distinct chart, one part: a state change that keeps the key leaves the chart as it was
     ["x", "y", "legend", "frame"].forEach(function (key) { if (key in chart) chart[key] = piece(chart[key]); });
-    chart.marks = chart.marks.map(piece);
+    chart.marks = chart.marks.map(function (m) { return Array.isArray(m) ? cut(data.pieces[m[0]], m[1]) : piece(m); });
     return chart;
   }
   Object.keys(data.figures).forEach(function (id) {
