@@ -65,6 +65,18 @@ def test_each_table_row_and_each_caption_is_stored_once(site, lang):
     assert tables and all(isinstance(i, int) and 0 <= i < len(rows) for t in tables for i in t["rows"])
     shared = [t for t in tables if len(t["rows"]) > 1 and any(set(t["rows"]) & set(u["rows"]) for u in tables if u is not t)]
     assert shared, "tables of neighbouring depths share rows"
-    views = [v for f in data["figures"].values() for v in f["views"].values()]
-    captions = {v["caption"] for v in views}
-    assert all(isinstance(data["parts"][i], str) for i in captions) and len(captions) < len(views) / 4
+    named = [i for f in data["figures"].values() for i in f["views"]["caption"]]
+    captions = set(named)
+    assert all(isinstance(data["parts"][i], str) for i in captions) and len(captions) < len(named) / 4
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_figures_views_come_as_one_list_per_field_in_the_order_of_their_keys(site, lang):
+    data = json.loads(parse(site / lang / "transformer-block.html").css_first("#lesson-data").text())
+    for figure in data["figures"].values():
+        views = figure["views"]
+        keys = views["keys"]
+        assert len(set(keys)) == len(keys) == 36  # 3 sentences × residual on/off × 6
+        assert all(len(column) == len(keys) for column in views.values())
+        assert all(isinstance(text, str) and text for text in views["summary"])
+        assert "river-bank|on|3" in keys or "river-bank|on|1" in keys

@@ -10,7 +10,8 @@ Page data (`<script type="application/json" id="lesson-data">`), version 3:
      "chart_sizes": {...}, "chart_geometry": {...},       # builder/figures/chart.py's drawing, for lesson.js's
      "figures": {"<figure id>": {"kind": "depth-map", "state": ["scenario", "residual", "depth"],
                                   "walkthrough": true,          # its charts outline the walkthrough's steps
-                                  "views": {"river-bank|on|3": VIEW, ...}}},
+                                  "views": {"keys": ["river-bank|on|3", ...],   # VIEWs, a list per field
+                                            "summary": [...], "charts": [...], ...}}},
      "parts": [...],                                    # the charts, tables, readouts and captions the views name
      "pieces": [...],                                   # the axes, legends, frames and marks the charts name
      "point_fields": ["x", "y", ...],                   # a mark's arrays with one entry per point
@@ -197,12 +198,21 @@ def page_data(translations, lang: Language, scenarios: list[Scenario], walkthrou
         "chart_geometry": {"axis_title": AXIS_TITLE, "hatch": HATCH, "radius": RADIUS, "ring": RING, "outline": POINT_OUTLINE,
                            "gap": GAP, "centre": CENTRE, "font": FONT},
         "figures": {name: {"kind": name, "state": list(KINDS[name].state), "walkthrough": KINDS[name].walkthrough and bool(walkthrough),
-                           "views": shared[name]} for name in figures},
+                           "views": by_field(shared[name])} for name in figures},
         "parts": parts.items,
         "pieces": charts.cut_marks(parts.items, pieces.items),
         "point_fields": list(POINT_FIELDS),
         "rows": rows.items,
     }
+
+
+def by_field(views: dict[str, dict]) -> dict[str, list]:
+    """A figure's views as one list per field, in the order of "keys" (a view without the field: null):
+    each field's values side by side (the summaries, the charts they name) compress best."""
+    keys = list(views)
+    fields = sorted({field for view in views.values() for field in view})
+    assert all(value is not None for view in views.values() for value in view.values())
+    return {"keys": keys, **{field: [views[key].get(field) for key in keys] for field in fields}}
 
 
 class Store:

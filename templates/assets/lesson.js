@@ -32,9 +32,12 @@
     return chart;
   }
   Object.keys(data.figures).forEach(function (id) {
-    var views = data.figures[id].views;
-    Object.keys(views).forEach(function (key) {
-      var view = views[key];
+    var fields = data.figures[id].views, views = data.figures[id].views = {};
+    fields.keys.forEach(function (key, i) {  // the views come as a list per field
+      var view = views[key] = {};
+      Object.keys(fields).forEach(function (field) {
+        if (field !== "keys" && fields[field][i] !== null) view[field] = fields[field][i];
+      });
       Object.keys(view.charts || {}).forEach(function (name) { view.charts[name] = chartPart(view.charts[name]); });
       ["steps", "twins"].forEach(function (field) {
         if (view[field]) view[field] = view[field].map(function (i) { return data.parts[i]; });
