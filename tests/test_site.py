@@ -237,3 +237,22 @@ def test_404_page_links_absolutely_when_the_base_url_is_known(tmp_path):
     hrefs = [a.attributes["href"] for a in tree.css(".language-choices a")]
     assert hrefs == ["https://example.org/lessons/zh/index.html", "https://example.org/lessons/ja/index.html"]
     assert tree.css_first('link[rel="stylesheet"]').attributes["href"] == "https://example.org/lessons/assets/site.css"
+
+
+@pytest.mark.parametrize("style", ["default", "monokai"])
+def test_code_colours_are_pygments_own_with_rules_that_look_alike_shared(style):
+    from pygments.formatters import HtmlFormatter
+
+    from builder.markdown import pygments_css
+
+    def declarations(css):
+        out = {}
+        for selectors, body in re.findall(r"^(.*?) \{ (.*?);? \}", css, re.M):
+            for selector in selectors.split(", "):
+                out[selector] = body
+        return out
+
+    theirs = {k: v for k, v in declarations(HtmlFormatter(style=style).get_style_defs(".highlight")).items() if "linenos" not in k}
+    ours = pygments_css(style, ".highlight")
+    assert declarations(ours) == theirs
+    assert len(ours) < 0.7 * len(HtmlFormatter(style=style).get_style_defs(".highlight"))
