@@ -156,7 +156,35 @@ def _formatter():
 def _highlighted(code: str, lang: str) -> str:
     # A lesson's translations usually share its code blocks verbatim, and lexing is the slow part.
     from pygments import highlight
-    return highlight(code, _lexer(lang), _formatter())
+    return _PLAIN_SPAN.sub(_unwrapped, highlight(code, _lexer(lang), _formatter()))
+
+
+# The code's colours: Pygments' light style, and its dark one for readers who prefer dark (publish.py).
+CODE_STYLES = ("default", "monokai")
+_PLAIN_SPAN = re.compile(r'<span class="([\w-]+)">([^<]*)</span>')
+
+
+def _unwrapped(match) -> str:
+    """A token's span, or its bare text where the span would look like the text around it in both styles."""
+    css, text = match.groups()
+    plain, blank = _plain_tokens()
+    return text if css in plain or (css in blank and not text.strip()) else match.group(0)
+
+
+@lru_cache(maxsize=1)
+def _plain_tokens() -> tuple[frozenset[str], frozenset[str]]:
+    """The token classes that look like the code around them in every style of CODE_STYLES (no rule, or
+    only the code's own colour: a name, punctuation), and those that only colour their text (whitespace
+    in them looks the same)."""
+    from pygments.formatters import HtmlFormatter
+    from pygments.token import STANDARD_TYPES
+    plain = blank = set(STANDARD_TYPES.values()) - {""}
+    for style in CODE_STYLES:
+        rules = dict(re.findall(r"^\.highlight(?: \.([\w-]+))? \{ (.*?);? \}", HtmlFormatter(style=style).get_style_defs(".highlight"), re.M))
+        own = re.search(r"(?:^|; )color: (#\w+)", rules.get("", ""))
+        plain = {css for css in plain if css not in rules or (own and rules[css] == f"color: {own.group(1)}")}
+        blank = {css for css in blank if css not in rules or re.fullmatch(r"color: #\w+", rules[css])}
+    return frozenset(plain), frozenset(blank)
 
 
 def _columns(markup: str) -> str:

@@ -80,6 +80,23 @@ def test_code_listings_are_highlighted_at_build_time(real_site, lang):
     assert "PyTorch" in tree.text()
 
 
+def test_a_token_that_looks_like_the_code_around_it_gets_no_span_of_its_own():
+    import re
+
+    from pygments import highlight
+    from pygments.formatters import HtmlFormatter
+    from pygments.lexers import PythonLexer
+
+    from builder.markdown import _highlighted
+
+    code = "import numpy as np\nx = norm(x)  # 残差\nfor block in blocks:\n    x = x + block(x)\n"
+    ours, theirs = _highlighted(code, "python"), highlight(code, PythonLexer(), HtmlFormatter(nowrap=True))
+    assert 'class="n"' in theirs and 'class="p"' in theirs and 'class="w"' in theirs
+    assert 'class="n"' not in ours and 'class="p"' not in ours and 'class="w"' not in ours  # names, ( ) : and spaces
+    assert '<span class="k">for</span>' in ours and '<span class="o">=</span>' in ours and 'class="c1"' in ours
+    assert re.sub("<[^>]+>", "", ours) == re.sub("<[^>]+>", "", theirs)  # the same text
+
+
 @pytest.mark.parametrize("lang", ["zh", "ja"])
 def test_formulas_are_mathml_and_no_dollar_is_left(real_site, lang):
     for slug in ("transformer-block", "ffn-residual"):
