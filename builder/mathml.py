@@ -59,6 +59,8 @@ def _serialise(element) -> str:
         value = html.unescape(value)
         if not (SAFE_VALUE.fullmatch(value) or (name == "xmlns" and value == MATHML_NS)):
             raise UnsafeMath(f"the value {value!r} of {name!r} is not allowed in lesson math")
+        if tag == "math" and (name, value) in (("xmlns", MATHML_NS), ("display", "inline")):
+            continue  # in an HTML page <math> is MathML without saying so, and inline unless it says block
         attributes.append(f' {name}="{html.escape(value)}"')
     inner = _text(element.text) + "".join(_serialise(child) + _text(child.tail) for child in element)
     if not inner and tag in ("mspace", "none", "mprescripts"):

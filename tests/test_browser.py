@@ -1248,6 +1248,16 @@ def test_the_step_outline_shows_on_top_of_the_point_in_plotly_as_in_the_svg(site
 
 
 @pytest.mark.parametrize("lang", LANGS)
+def test_formulas_are_mathml_inline_in_a_sentence_and_block_on_their_own(real_site, open_page, lang):
+    """The page says neither xmlns nor display="inline" on <math>: the HTML parser and MathML's defaults do."""
+    page = open_page(lesson_url(real_site, lang))
+    found = page.evaluate("""() => [...document.querySelectorAll('article math')].map(m => [m.namespaceURI,
+      m.getAttribute('display') || '', getComputedStyle(m).display, m.getBoundingClientRect().height > 0])""")
+    assert len(found) >= 10 and all(ns == "http://www.w3.org/1998/Math/MathML" and shown for ns, _, _, shown in found)
+    assert {(said, display) for _, said, display, _ in found} == {("", "math"), ("block", "block math")}
+
+
+@pytest.mark.parametrize("lang", LANGS)
 def test_double_bars_in_inline_math_sit_close_to_what_they_enclose(real_site, open_page, lang):
     """‖x₀‖ in a sentence: the bars come from the math font, not a CJK font that draws ‖ a full em wide."""
     page = open_page(lesson_url(real_site, lang))
