@@ -518,20 +518,29 @@ def test_pre_norms_final_norm_takes_the_identity_down_by_the_mean_and_the_standa
 
 def test_post_norm_wears_the_identity_down_block_by_block_at_attentions_normalisation():
     """"From block 2, each block's attention adds its correction almost only to geography and the others; the
-    sum's standard deviation is above 1, so the norm's division takes the identity down a step; the FFN gives
-    back less than that"."""
+    sum's standard deviation is above 1, so the norm's division takes the identity down a step"."""
     s = scenario("river-bank")
     identity, t = s.dimensions.index("bank_identity"), s.tracked
     steps = s.traces["post-on"].steps
-    for attention, ffn in zip(steps[2::2], steps[3::2]):  # blocks 2-6
+    for attention in steps[2::2]:  # blocks 2-6
         delta = attention.delta[t]
         assert abs(delta[identity]) < 0.1 * np.linalg.norm(delta)  # "almost only to the other dimensions"
         total = attention.before[t] + delta
         assert total.std() > 1 and abs(total.mean()) < 0.1  # "the sum's standard deviation is above 1"
-        cut = attention.before[t, identity] - attention.after[t, identity]
-        assert cut > 0.1  # "takes the identity down a step"
-        assert ffn.after[t, identity] - ffn.before[t, identity] < 0.5 * cut  # "the FFN gives back less"
+        assert attention.before[t, identity] - attention.after[t, identity] > 0.1  # "takes the identity down a step"
     assert np.allclose(np.linalg.norm(s.traces["post-on"].block_outputs()[:, t], axis=-1), 2.0, atol=1e-3)
+
+
+def test_post_norms_ffn_lowers_the_identity_further_in_block_2_and_gives_back_less_than_attention_took_after():
+    """"The FFN step does not win that back: in block 2 it makes the dimension a little smaller still; from
+    block 3 on it gives a little back, always less than the attention step cut" (review zh-4 #6, ja-4 1.3)."""
+    s = scenario("river-bank")
+    identity, t = s.dimensions.index("bank_identity"), s.tracked
+    steps = s.traces["post-on"].steps
+    change = lambda step: step.after[t, identity] - step.before[t, identity]  # noqa: E731
+    assert -0.1 < change(steps[3]) < 0  # block 2's FFN: 0.98 -> 0.94, "a little smaller still"
+    for attention, ffn in zip(steps[4::2], steps[5::2]):  # blocks 3-6
+        assert 0 < change(ffn) < -change(attention)  # "gives a little back, always less than attention cut"
 
 
 def _python_snippets(lang, slug):
