@@ -85,11 +85,11 @@ def test_the_step_tables_first_column_is_not_headed_position(site, lang):
     assert heads and "位置" not in heads and all(heads), heads
 
 
-@pytest.mark.parametrize("lang", LANGS)
-def test_the_attention_corner_is_one_translated_phrase(site, lang):
+@pytest.mark.parametrize("lang,looks,at", [("zh", "看的词", "被看的词"), ("ja", "注目する語", "注目される語")])
+def test_the_attention_corner_is_one_translated_phrase_naming_rows_then_columns(site, lang, looks, at):
     tree = parse(site / lang / "transformer-block.html")
-    corner = tree.css_first(".attention-grid .corner").text()
-    assert "\\" not in corner and "→" in corner
+    corner = tree.css_first(".attention-grid .corner").text().replace("\u200b", "")
+    assert "\\" not in corner and looks in corner and at in corner.split(looks, 1)[1], corner
 
 
 @pytest.mark.browser
@@ -140,7 +140,7 @@ def test_with_the_residual_off_the_input_row_of_the_lengths_has_no_output_length
     assert off["rows"][0][2] == on["rows"][0][2] != "—"  # ‖x₀‖ is there in both
 
 
-@pytest.mark.parametrize("lang,when,vector", [("zh", "阶段", "项"), ("ja", "時点", "項目")])
+@pytest.mark.parametrize("lang,when,vector", [("zh", "阶段", "向量"), ("ja", "時点", "項目")])
 def test_rows_that_are_points_in_the_run_and_rows_that_are_vectors_have_their_own_heading(lang, when, vector):
     view = depth_map_views(lang)["river-bank|on|3"]
     assert [words(twin["columns"][0]) for twin in view["twins"]] == [when, when]
@@ -149,8 +149,8 @@ def test_rows_that_are_points_in_the_run_and_rows_that_are_vectors_have_their_ow
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_the_walkthrough_notice_and_its_button_name_the_sentence_alike(lang):
-    """"by the river bank（河岸边）" in the notice and on its button alike: the title alone also heads another
-    sentence's (河岸边，词序打乱)."""
+    """"by the river bank（河岸边）" in the notice and on its button alike: the sentence's own words and its
+    title together, as every sentence is named."""
     notice = depth_map_views(lang)["money-bank|on|3"]["notice"]
     sentence = "by the river bank（河岸边）" if lang == "zh" else "by the river bank（川岸のそば）"
     assert sentence in notice["text"] and sentence in notice["button"]
