@@ -150,3 +150,37 @@ def test_chinese_phrases_join_what_budoux_cuts_into_single_characters(text, expe
     from builder.typesetting import phrase_breaks
 
     assert pieces(phrase_breaks(text, "zh", glossary().break_units("zh"))) == expected
+
+
+LINES_OF = """node => {
+  const range = document.createRange(), tops = [];
+  let text = '';
+  for (const n of [...node.childNodes].filter(n => n.nodeType === 3)) {
+    for (let i = 0; i < n.data.length; i++) {
+      range.setStart(n, i); range.setEnd(n, i + 1);
+      const top = Math.round(range.getBoundingClientRect().top);
+      if (tops.length && top !== tops[tops.length - 1]) text += '\\n';
+      tops.push(top); text += n.data[i];
+    }
+  }
+  return text.split('\\n');
+}"""
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("lang,word", [("zh", "注意力"), ("ja", "アテンション")])
+@pytest.mark.parametrize("width", [390, 320])
+def test_a_steps_attention_caption_breaks_between_phrases_on_a_phone(real_site, open_page, lang, word, width):
+    """Step 2's "Attention weights of “bank” in block 1" over its four narrow columns: the caption takes a
+    phone's line, not the table's width, and where it must wrap it wraps between phrases (ja-4 5.4: アテ|ンション)."""
+    page = open_page((real_site / lang / "transformer-block.html").as_uri() + "#step=2",
+                     viewport={"width": width, "height": 800})
+    caption = page.locator('#depth-map [data-part="walk-readout"] .attention-weights caption')
+    caption.wait_for()
+    box, table = caption.bounding_box(), page.locator("#depth-map .attention-weights").bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= width and table["x"] + table["width"] <= width
+    lines = [line.replace("\u200b", "") for line in caption.evaluate(LINES_OF)]
+    assert len(lines) <= 2 and all(len(line) > 1 for line in lines), lines
+    assert any(word in line for line in lines), lines  # the term is whole on one line
+    if width == 390:
+        assert len(lines) == 1, lines  # wider than its table: one line at 390 px

@@ -84,8 +84,9 @@ def figure_views(kind_name: str, lang: Language, translations: gettext.NullTrans
 
 def set_labels(view: dict, label) -> None:
     """Set a view's labels with `label` (typesetting.label_breaks): legend entries, chart titles, table
-    headers and row names, so on a phone they break between phrases, never inside a word or before a
-    lone symbol. Sentences (captions, summaries) and the drawings' own text are left as they are."""
+    headers and row names, the caption of a walkthrough step's attention weights, so on a phone they break
+    between phrases, never inside a word or before a lone symbol. Sentences (captions, summaries) and the
+    drawings' own text are left as they are."""
     for chart in view.get("charts", {}).values():
         for item in chart.get("legend", []):
             item["text"] = label(item["text"])
@@ -98,6 +99,8 @@ def set_labels(view: dict, label) -> None:
         readout["corner"] = label(readout["corner"])
         readout["columns"] = [label(c) for c in readout["columns"]]
         readout["rows"] = [[label(row[0])] + row[1:] for row in readout["rows"]]
+        if readout.get("attention"):  # a noun phrase over a table of four narrow columns: it wraps as a label
+            readout["attention"]["caption"] = label(readout["attention"]["caption"])
     if view.get("grid"):
         view["grid"]["corner"] = label(view["grid"]["corner"])
 
