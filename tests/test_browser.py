@@ -609,6 +609,17 @@ def test_no_favourite_is_framed_when_the_weights_are_about_even(site, open_page,
 
 
 @pytest.mark.parametrize("lang", LANGS)
+def test_rows_that_read_alike_are_framed_alike(site, open_page, lang):
+    """money in the bank, block 2: "in" and "the" both read 0.21 0.25 0.23 0.30, and both frame 0.30."""
+    page = ready(open_page(lesson_url(site, lang, fragment="#scenario=money-bank&block=2")))
+    page.wait_for_function("() => document.querySelector('#attention tbody tr:nth-child(2) th').textContent === 'in'")
+    rows = page.evaluate("""() => [...document.querySelectorAll('#attention tbody tr')].map(tr =>
+      [tr.querySelector('th').textContent, [...tr.querySelectorAll('td')].map(td => [td.textContent, td.classList.contains('top')])])""")
+    rows = dict(rows)
+    assert rows["in"] == rows["the"] and [text for text, top in rows["in"] if top] == [num(0.30, lang)]
+
+
+@pytest.mark.parametrize("lang", LANGS)
 def test_the_attention_shading_tells_small_weights_apart_and_has_a_scale(site, open_page, lang):
     page = ready(open_page(lesson_url(site, lang, fragment="#block=1")))
     colours = page.evaluate("""() => [...document.querySelectorAll('#attention tbody td')].map(td =>

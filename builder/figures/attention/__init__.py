@@ -9,12 +9,11 @@ four weights of about a quarter each are an even spread, not a preference.
 
 from __future__ import annotations
 
-import numpy as np
-
 from builder.figures import FOLDER, FigureContext, FigureKind, N_, view_key
 from builder.steps import MAX_BLOCK
 
 CLEAR_LEAD = 0.05  # a weight "leads" when it beats the row's next one by this much (0.26 over 0.25 is noise)
+DECIMALS = 2  # the weights as the grid and the summary print them
 SCALE_TOP = 0.5  # the shading: from the background at 0 to full colour at 0.5 and above
 
 LABELS = {
@@ -39,9 +38,15 @@ LABELS = {
 
 
 def lead(row) -> int | None:
-    """The index of the row's clearly largest weight, or None when no weight leads by CLEAR_LEAD."""
-    order = np.argsort(row)[::-1]
-    return int(order[0]) if row[order[0]] - row[order[1]] >= CLEAR_LEAD else None
+    """The index of the row's clearly largest weight, or None when no weight leads by CLEAR_LEAD.
+
+    Decided on the weights as printed, in whole hundredths: the reader judges the frame by the numbers
+    in the row, so two rows that read 0.21 0.25 0.23 0.30 are framed alike (unrounded, one leads by
+    0.050 and the other by 0.045)."""
+    unit = 10 ** DECIMALS
+    shown = [round(round(float(w), DECIMALS) * unit) for w in row]
+    order = sorted(range(len(shown)), key=lambda i: shown[i], reverse=True)
+    return order[0] if shown[order[0]] - shown[order[1]] >= round(CLEAR_LEAD * unit) else None
 
 
 def views(ctx: FigureContext) -> dict[str, dict]:
@@ -55,17 +60,17 @@ def views(ctx: FigureContext) -> dict[str, dict]:
             for block in range(1, MAX_BLOCK + 1):
                 weights = run.steps[2 * (block - 1)].attention  # (T, T)
                 top = lead(weights[t])
-                low, high = ctx.num(weights[t].min()), ctx.num(weights[t].max())
+                low, high = ctx.num(weights[t].min(), DECIMALS), ctx.num(weights[t].max(), DECIMALS)
                 if top is None and low == high:
                     summary = ctx.t("summary_equal", n=block, token=scenario.tokens[t], weight=low)
                 elif top is None:
                     summary = ctx.t("summary_even", n=block, token=scenario.tokens[t], low=low, high=high)
                 else:
                     summary = ctx.t("summary", n=block, token=scenario.tokens[t], top=scenario.tokens[top],
-                                    weight=ctx.num(weights[t][top]))
+                                    weight=ctx.num(weights[t][top], DECIMALS))
                 grid = {"caption": ctx.t("grid_caption", n=block, scenario=ctx.sentence(scenario), residual=ctx.on_off(residual)),
                         "corner": ctx.t("corner", looks=ctx.t("looks"), at=ctx.t("at")), "tokens": list(scenario.tokens), "tracked": t,
-                        "cells": [[[ctx.num(w), round(min(float(w) / SCALE_TOP, 1.0), 3)] for w in row] for row in weights],
+                        "cells": [[[ctx.num(w, DECIMALS), round(min(float(w) / SCALE_TOP, 1.0), 3)] for w in row] for row in weights],
                         "top": [-1 if lead(row) is None else lead(row) for row in weights], "scale": scale}
                 state = {"scenario": scenario.name, "residual": residual, "block": block}
                 out[view_key(state, KIND.state)] = {"grid": grid, "summary": summary, "caption": ctx.t("caption"),

@@ -1,0 +1,56 @@
+"""Where attention looks (builder/figures/attention/): which cell of a row is framed as its clear
+favourite. Browser behaviour is in test_browser.py."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import pytest
+
+from conftest import CONTENT, FIXTURE
+
+LANGS = {"zh": ("zh_Hans", "zh-Hans"), "ja": ("ja", "ja")}
+NAMES = ["river-bank", "money-bank", "bank-by-the-river"]
+
+
+@lru_cache(maxsize=None)
+def views(code):
+    from builder.figures.page import figure_views
+    from builder.i18n import Language, compile_catalog, read_catalog
+    from builder.scenarios import load_scenario
+
+    locale, html_lang = LANGS[code]
+    translations = compile_catalog(read_catalog(CONTENT / code / "messages.po", locale))
+    scenarios = [load_scenario(FIXTURE / "scenarios" / f"{name}.toml") for name in NAMES]
+    return figure_views("attention", Language(code=code, locale=locale, html_lang=html_lang), translations, scenarios, [])
+
+
+def framed(grid, row):
+    return grid["top"][grid["tokens"].index(row)]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_rows_that_print_alike_are_framed_alike(lang):
+    """money in the bank, residual on, block 2: "in" and "the" both read 0.21 0.25 0.23 0.30. Unrounded,
+    "in" leads by 0.050 and "the" by 0.045; the reader sees the same row twice, so both are framed."""
+    grid = views(lang)["money-bank|on|2"]["grid"]
+    printed = {token: [text for text, _ in grid["cells"][i]] for i, token in enumerate(grid["tokens"])}
+    assert printed["in"] == printed["the"]
+    assert framed(grid, "in") == framed(grid, "the") == grid["tokens"].index("bank")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_frame_is_decided_on_the_printed_weights(lang):
+    """In every view, a row is framed exactly when its printed largest weight is at least 0.05 above the
+    printed next one, and then on that cell; rows that read alike are framed alike."""
+    for key, view in views(lang).items():
+        grid = view["grid"]
+        seen = {}
+        for i, row in enumerate(grid["cells"]):
+            printed = tuple(text for text, _ in row)
+            hundredths = sorted((round(float(text) * 100) for text in printed), reverse=True)
+            leads = hundredths[0] - hundredths[1] >= 5
+            assert (grid["top"][i] >= 0) == leads, (key, printed)
+            if leads:
+                assert round(float(printed[grid["top"][i]]) * 100) == hundredths[0], (key, printed)
+            assert seen.setdefault(printed, grid["top"][i]) == grid["top"][i], (key, printed)
