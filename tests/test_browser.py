@@ -1366,7 +1366,9 @@ BLOCK_NUMBERS = """([sel, state]) => {
 @pytest.mark.parametrize("plotly", [True, False])
 def test_each_block_number_sits_on_the_diamond_it_reports_not_on_the_other_bar(site, open_page, lang, width, plotly):
     """The number over a block is its last diamond's (‖x‖ after the FFN). With the residual off the attention bar
-    beside it is six times taller: the number sits right over the FFN's column, clear of the attention bar."""
+    beside it is six times taller: the number sits right over the FFN's column, clear of the attention bar. On a
+    phone at depth 6 the next block's attention bar is taller than the column: the number sits on its column,
+    not floating up level with that bar, where it would read as its label."""
     page = open_page(lesson_url(site, lang), viewport={"width": width, "height": 900},
                      withhold=() if plotly else ("plotly-basic.min.js",))
     if plotly:
@@ -1381,7 +1383,7 @@ def test_each_block_number_sits_on_the_diamond_it_reports_not_on_the_other_bar(s
             assert bar[0] - 1 <= middle <= bar[2] + 1, (state, depth, label_box, bar)  # over the FFN's column
             assert label_box[0] >= other[2], (state, depth, label_box, other)  # not over the attention bar
             column_top = min(bar[1], diamond[1])
-            assert 0 <= column_top - label_box[3] <= 20, (state, depth, label_box, column_top)  # right above it
+            assert 0 <= column_top - label_box[3] <= 12, (state, depth, label_box, column_top)  # right above it
 
 
 @pytest.mark.parametrize("lang", LANGS)

@@ -134,7 +134,7 @@ def _view(ctx: FigureContext, scenario, runs, residual: bool, depth: int, top: f
     base = float(np.linalg.norm(x0))
     y_top, y_ticks = nice_ticks(top)
     decimals = tick_decimals(y_ticks)
-    pad = 0.04 * y_top  # value labels sit this far above their bar, clear of the walkthrough's outline
+    pad = 0.04 * y_top  # the walkthrough's outline runs 0.4 × this above the bars it frames
 
     def hover(title, vector):
         return title + "\n" + "\n".join(ctx.named(d, v) for d, v in zip(dims, vector))
@@ -161,10 +161,12 @@ def _view(ctx: FigureContext, scenario, runs, residual: bool, depth: int, top: f
                   "hover": [where(b[4]) + "\n" + ctx.named(ctx.t("length"), b[3]) for b in bars]})
     # Each block's number is its last diamond's, the stream's true length after the block (the figure the
     # text quotes), set right above that diamond's column (the FFN's), so it never reads as the height of
-    # the other bar (with the residual off, the tall attention bar beside it).
+    # the other bar (with the residual off, the tall attention bar beside it). It sits on the column's top, the
+    # label's own gap (chart.GAP) clear of the diamond and the walkthrough's outline: floating higher, on a phone
+    # at depth 4 and more, it would sit level with the next block's taller attention bar and read as its label.
     ends = [b for b in bars if b[4].sublayer == "ffn"]
     marks.append({"type": "text", "class": "value", "candidates": ["above"], "x": [round(b[0], 2) for b in ends],
-                  "y": [round(max(b[2] + b[1], b[3]) + pad, 4) for b in ends], "text": [ctx.num(b[3], 1) for b in ends]})
+                  "y": [round(max(b[2] + b[1], b[3]), 4) for b in ends], "text": [ctx.num(b[3], 1) for b in ends]})
     ticks = [[b, ctx.block(b), "x₀" if b == 0 else str(b)] for b in range(depth + 1)]
     last = bars[-1]
     summary = (ctx.t("summary_on", depth=depth, token=token, moved=ctx.num(last[1], 1), base=ctx.num(base, 1),
