@@ -1132,8 +1132,17 @@ def test_the_walkthrough_outlines_the_point_of_the_meaning_path_it_is_about(site
     page.locator("#meaning-path").scroll_into_view_if_needed()
     points = path_of("river-bank", True, 3)
     assert outline(page, "meaning-path")["x"] == pytest.approx([points[0, 0]], abs=1e-4)  # x₀
-    page.locator('#depth-map [data-control="step-next"]').click()  # step 2: block 1's attention → its point
+    page.locator('#depth-map [data-control="step-next"]').click()  # step 2: the stream after block 1's attention
     page.locator("#meaning-path").scroll_into_view_if_needed()
+    s = scenario()
+    halfway = s.traces["pre-on"].steps[0].after[s.tracked]
+    box = outline(page, "meaning-path")
+    assert box["x"] == pytest.approx([halfway[0]], abs=1e-4)
+    assert (box["base"][0] + box["top"][0]) / 2 == pytest.approx(halfway[1], abs=1e-4)
+    page.locator('#depth-map [data-control="step-next"]').click()  # step 3: block 1's FFN ends the block → its point
+    page.locator("#meaning-path").scroll_into_view_if_needed()
+    page.wait_for_function("() => document.querySelector('#meaning-path [data-chart=main] [data-part=chart]').getAttribute('data-plotted') === "
+                           "document.querySelector('#meaning-path [data-chart=main] [data-part=chart]').getAttribute('data-state')")
     box = outline(page, "meaning-path")
     assert box["x"] == pytest.approx([points[1, 0]], abs=1e-4)
     assert (box["base"][0] + box["top"][0]) / 2 == pytest.approx(points[1, 1], abs=1e-4)

@@ -79,10 +79,31 @@ def test_one_scale_for_every_state_with_a_unit_as_long_across_as_up():
 
 def test_the_walkthrough_outlines_the_point_of_its_step():
     view = views()["river-bank|on|3"]
-    outlines = view["charts"]["main"]["highlights"]
+    input_, attention, block_2, total = view["charts"]["main"]["highlights"]
     points = plane("river-bank", True, 3)
-    for outline, block in zip(outlines, (0, 1, 2, 3)):  # input, b1.attention, b2, sum (the last point)
+    for outline, block in ((input_, 0), (block_2, 2), (total, 3)):  # input, b2, sum (the last point)
         assert outline == pytest.approx(points[block], abs=1e-4)  # a point: chart.py draws a square around it
+
+
+@pytest.mark.parametrize("lang", ["zh", "ja"])
+def test_a_step_about_a_blocks_attention_marks_the_stream_after_it_not_the_blocks_end(lang):
+    """Step 2 is about block 1's attention: the stream after it, about (1.0, 0.0), which the path (one point per
+    block) does not mark, not block 1's end point (1.31, −0.10), which the FFN's step 3 frames."""
+    from builder.figures.page import figure_views
+    from builder.i18n import Language
+
+    lang_ = Language(code=lang, locale={"zh": "zh_Hans", "ja": "ja"}[lang], html_lang=lang)
+    every = figure_views("meaning-path", lang_, gettext.NullTranslations(), list(scenarios()),
+                         ["input", "b1.attention", "b1.ffn", "b2"], ("geography", "finance"))
+    s = scenarios()[0]
+    trace = s.traces["pre-on"]
+    attention, ffn = every["river-bank|on|3"]["charts"]["main"]["highlights"][1:3]
+    assert attention[:2] == pytest.approx(trace.steps[0].after[s.tracked][:2], abs=1e-4) and attention[2] == "halfway"
+    assert ffn == pytest.approx(plane("river-bank", True, 3)[1], abs=1e-4) and attention[:2] != ffn
+    # with the residual off, in the close-up, where the point is inside it
+    money = dict(zip(NAMES, scenarios()))["money-bank"]
+    off = every["money-bank|off|3"]["charts"]["zoom"]["highlights"][1]
+    assert off[:2] == pytest.approx(money.traces["pre-off"].steps[0].after[money.tracked][:2], abs=1e-4)
     assert views()["river-bank|on|1"]["charts"]["main"]["highlights"][2] is None  # block 2 is beyond depth 1
 
 
@@ -121,8 +142,10 @@ def test_the_close_up_labels_the_collapse_once_and_outlines_only_the_steps_point
     labels, = [m for m in zoom["marks"] if m["type"] == "text"]
     assert labels["text"] == ["x₀", "2–6"]  # block 1's point is crowded out; 2 to 6 sit on one point
     points = plane("money-bank", False)
-    for outline, block in zip(zoom["highlights"], (0, 1, 2, 6)):
+    input_, attention, block_2, total = zoom["highlights"]
+    for outline, block in ((input_, 0), (block_2, 2), (total, 6)):
         assert outline == pytest.approx(points[block], abs=1e-4)  # the step's point, outlined in the close-up
+    assert attention[2] == "halfway"  # block 1's attention: the stream after it, not a point of the path
 
 
 def test_the_other_path_is_drawn_in_rings_and_its_legend_says_where_it_meets_the_picked_one():

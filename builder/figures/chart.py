@@ -54,6 +54,7 @@ POINT_OUTLINE = 22  # the walkthrough's square around one point: clear of a ring
 # its edges instead: they have no points).
 POINT_FIELDS = ("x", "y", "base", "hover", "text", "position")
 POINTED = ("bar", "points", "line", "text")
+HALFWAY_RADIUS = 5  # the walkthrough's dot on a point no mark draws: near a path's points (5.5), in another colour
 STEPS = (1, 2, 5, 10)  # round tick steps: 1, 2 or 5 times a power of ten
 AXIS_TITLE = (4, 11)  # the y axis's title: its left end and its middle, from the drawing's top left corner
 
@@ -270,7 +271,9 @@ def hatch_path(x: float, y: float, w: float, h: float) -> str:
 def render_svg(chart: dict, size: str, highlight: list | None = None) -> str:
     """Draw `chart` as an SVG of `size` ("wide" or "narrow"), styled by site.css, with a walkthrough's
     outline when `highlight` is given (shown only where scripts run): [x centre, width, y0, y1], an area in
-    the axes' units, or [x, y], one point, outlined by a square POINT_OUTLINE across whatever the scale.
+    the axes' units, or [x, y], one point, outlined by a square POINT_OUTLINE across whatever the scale, or
+    [x, y, "halfway"], a point no mark draws (the stream after a block's attention): a dot in the outline's
+    colour, no square (on a phone the square would take in the block's end point beside it too).
     templates/assets/lesson.js draws the same SVG for other states until Plotly takes over: keep the two
     in step (tests/test_browser.py compares them)."""
     width, height, m = frame(chart, size)
@@ -296,7 +299,10 @@ def render_svg(chart: dict, size: str, highlight: list | None = None) -> str:
     out.append("</g>")
     for mark in chart["marks"]:
         out.append(_mark(mark, sx, sy))
-    if highlight and len(highlight) == 2:
+    if highlight and len(highlight) == 3:
+        out.append(f'<circle class="highlight-point needs-js" cx="{f(sx(highlight[0]))}" cy="{f(sy(highlight[1]))}" '
+                   f'r="{HALFWAY_RADIUS}"/>')
+    elif highlight and len(highlight) == 2:
         half = POINT_OUTLINE / 2
         out.append(f'<rect class="highlight needs-js" x="{f(sx(highlight[0]) - half)}" y="{f(sy(highlight[1]) - half)}" '
                    f'width="{POINT_OUTLINE}" height="{POINT_OUTLINE}"/>')

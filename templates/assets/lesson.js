@@ -444,7 +444,9 @@
         });
       }
     });
-    if (highlight && highlight.length === 2) {  // one point: a square G.outline across, whatever the scale
+    if (highlight && highlight.length === 3) {  // a point no mark draws (after a block's attention): a dot, as chart.py
+      root.appendChild(svgEl("circle", { "class": "highlight-point needs-js", cx: f1(sx(highlight[0])), cy: f1(sy(highlight[1])), r: G.halfway }));
+    } else if (highlight && highlight.length === 2) {  // one point: a square G.outline across, whatever the scale
       var half = G.outline / 2;
       root.appendChild(svgEl("rect", { "class": "highlight needs-js", x: f1(sx(highlight[0]) - half), y: f1(sy(highlight[1]) - half),
                                        width: G.outline, height: G.outline }));
@@ -535,7 +537,10 @@
     // The walkthrough's outline: a closed line, drawn last on the lines' layer, so it is on top of every
     // mark (as in the SVG; a bar would sit under the points it outlines).
     var h = chart.highlights && chart.highlights[step - 1];
-    if (h && h.length === 2) {  // one point: an open square marker G.outline across (Plotly's sizes are pixels)
+    if (h && h.length === 3) {  // a point no mark draws (after a block's attention): a dot in the outline's colour
+      out.push({ type: "scatter", mode: "markers", x: [h[0]], y: [h[1]], meta: "highlight", hoverinfo: "skip",
+                 marker: { symbol: "circle", size: 2 * G.halfway, color: colour("highlight"), line: { color: bg, width: 1.5 } } });
+    } else if (h && h.length === 2) {  // one point: an open square marker G.outline across (Plotly's sizes are pixels)
       out.push({ type: "scatter", mode: "markers", x: [h[0]], y: [h[1]], meta: "highlight", hoverinfo: "skip",
                  marker: { symbol: "square-open", size: G.outline, color: colour("highlight"), line: { color: colour("highlight"), width: 3 } } });
     } else if (h) {

@@ -9,7 +9,9 @@ sentence) and goes where the corrections of its neighbours push it, so the two s
 ways; with the residual off each output replaces the vector and the paths end where the words collapse.
 Sentences whose paths are the same to the last digit (the same words in another order) share one path,
 named for all of them. The axes have one scale across every state and sentence, the same units across
-and up, so directions and distances read true. The walkthrough outlines the point its step is about.
+and up, so directions and distances read true. The walkthrough outlines the point its step is about; a
+step about a block's attention alone is about a point the path does not mark (the stream halfway through
+the block), so it marks that point with a dot of its own, not the block's end point (the FFN's step).
 
 Without the residual the paths stay within a small area around x₀, one blot at that scale: the chart marks
 the area with a dashed rectangle, and a close-up under it (its own chart, titled with how many times it
@@ -88,6 +90,14 @@ def _paths(scenario, xi: int, yi: int) -> dict[bool, np.ndarray]:
     return out
 
 
+def _after_attention(scenario, xi: int, yi: int) -> dict[bool, np.ndarray]:
+    """The tracked word's (x, y) after each block's attention (before its FFN), residual on and off."""
+    t = scenario.tracked
+    return {residual: np.array([[s.after[t][xi], s.after[t][yi]] for s in scenario.traces[key].steps
+                                if s.sublayer == "attention"])
+            for residual, key in ((True, "pre-on"), (False, "pre-off"))}
+
+
 def _groups(scenarios, paths) -> list[list]:
     """The lesson's scenarios, those with the very same path (both runs) grouped, in the lesson's order."""
     groups = []
@@ -146,6 +156,7 @@ def views(ctx: FigureContext) -> dict[str, dict]:
     first = ctx.scenarios[0]
     xi, yi = first.dimensions.index(x_key), first.dimensions.index(y_key)
     paths = {s.name: _paths(s, xi, yi) for s in ctx.scenarios}
+    halfway = {s.name: _after_attention(s, xi, yi) for s in ctx.scenarios}
     every = np.vstack([p for by in paths.values() for p in by.values()])
     pad = 0.06 * max(np.ptp(every[:, 0]), np.ptp(every[:, 1]))
     x_axis = nice_range(every[:, 0].min() - pad, every[:, 0].max() + pad)
@@ -158,12 +169,12 @@ def views(ctx: FigureContext) -> dict[str, dict]:
         for residual in (True, False):
             for depth in range(1, MAX_BLOCK + 1):
                 state = {"scenario": scenario.name, "residual": residual, "depth": depth}
-                out[view_key(state, KIND.state)] = _view(ctx, scenario, groups, paths, residual, depth, main,
-                                                         None if residual else zoom)
+                out[view_key(state, KIND.state)] = _view(ctx, scenario, groups, paths, halfway[scenario.name][residual],
+                                                         residual, depth, main, None if residual else zoom)
     return out
 
 
-def _view(ctx: FigureContext, scenario, groups, paths, residual, depth, main, zoom) -> dict:
+def _view(ctx: FigureContext, scenario, groups, paths, halfway, residual, depth, main, zoom) -> dict:
     first = ctx.scenarios[0]
     x_name, y_name = ctx.dims(first)[first.dimensions.index(ctx.args[0])], ctx.dims(first)[first.dimensions.index(ctx.args[1])]
     token = scenario.tokens[scenario.tracked]
@@ -252,7 +263,7 @@ def _view(ctx: FigureContext, scenario, groups, paths, residual, depth, main, zo
     charts = {"main": chart}
     if zoom is None:
         chart["marks"].append(labels(main_span))
-        chart["highlights"] = [_outline(step, mine, depth) for step in ctx.walkthrough]
+        chart["highlights"] = [_outline(step, mine, halfway, depth, chart) for step in ctx.walkthrough]
         chart["legend"] = legend(chart, path_legend(chart, main_span))
     else:
         # The paths stay where the main chart shows one blot: it marks that area and leaves the labels and the
@@ -263,7 +274,7 @@ def _view(ctx: FigureContext, scenario, groups, paths, residual, depth, main, zo
         zoom_span = x_hi - x_lo
         title = ctx.t("zoom_title", times=zoom["times"])
         close = {**axes(zoom), "marks": list(paths_marks) + [labels(zoom_span)], "label": title, "title": title,
-                 "highlights": [_outline(step, mine, depth) for step in ctx.walkthrough]}
+                 "highlights": [_outline(step, mine, halfway, depth, axes(zoom)) for step in ctx.walkthrough]}
         close["legend"] = legend(close, path_legend(close, zoom_span))
         chart["legend"] = legend(chart, path_legend(chart, zoom_span) + [("zoom-area", ctx.t("zoom_area"))])
         place_labels(close)
@@ -277,13 +288,23 @@ def _view(ctx: FigureContext, scenario, groups, paths, residual, depth, main, zo
     return {"charts": charts, "twins": twins, "summary": summary, "caption": caption, "steps": []}
 
 
-def _outline(step, points, depth):
+def _outline(step, points, halfway, depth, chart):
     """The point a walkthrough step outlines (chart.py draws a square of a fixed size around it, clear of the
-    marker and of its label on a phone too): the input, the stream after the step's block (a sublayer's
-    step: its block), the last point for the sum; None beyond the depth."""
+    marker and of its label on a phone too): the input, the stream after the step's block (the FFN's step
+    ends the block: its point), the last point for the sum; None beyond the depth.
+
+    A step about a block's attention is about the stream halfway through the block, which the path (a point
+    per block) does not mark: [x, y, "halfway"], a dot of its own at that point (chart.py), so the step does
+    not frame the block's end point, as the FFN's step does. None if that point is outside the chart."""
     n = depth if step.is_sum else step.block
     if n > depth:
         return None
+    if step.sublayer == "attention":
+        x, y = halfway[n - 1]
+        (x_lo, x_hi), (y_lo, y_hi) = chart["x"]["range"], chart["y"]["range"]
+        if not (x_lo <= x <= x_hi and y_lo <= y <= y_hi):
+            return None
+        return [round(float(x), 4), round(float(y), 4), "halfway"]
     x, y = points[n]
     return [round(float(x), 4), round(float(y), 4)]
 
