@@ -478,3 +478,12 @@ def test_screenshots_of_results_are_saved(search_site, open_page, lang):
         assert path.stat().st_size > 10_000
         box = page.locator("#search-results").bounding_box()
         assert box["x"] >= 0 and box["x"] + box["width"] <= width + 1  # the panel stays on the screen
+
+
+def test_every_language_page_has_its_search_and_the_pages_of_no_language_have_none(real_site):
+    """The entry page and the 404 belong to no language: a box there would search one language in the other's words."""
+    for name in ("index.html", "404.html"):
+        assert parse(real_site / name).css_first("[data-search]") is None, name
+    for page in sorted(real_site.glob("*/*.html")):
+        box = parse(page).css_first("[data-search]")
+        assert box is not None and box.attributes["data-lang"] == parse(page).css_first("html").attributes["lang"], page
