@@ -555,7 +555,8 @@ class LessonRenderer:
         if problem:
             env["out"].problems.append(Problem(env["path"], token.meta["line"], problem))
             return html.escape("{{" + token.content + "}}")
-        return f'<span class="trace-value" data-ref="{html.escape(token.content)}">{html.escape(text)}</span>'
+        # No data-ref naming the reference: no reader needs it, and the tests read it from the source.
+        return f'<span class="trace-value">{html.escape(text)}</span>'
 
     def _render_fence(self, tokens, idx, options, env):
         token = tokens[idx]

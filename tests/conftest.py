@@ -7,6 +7,7 @@ the real content on purpose)."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -78,6 +79,22 @@ def parse(path: Path):
     from selectolax.lexbor import LexborHTMLParser
 
     return LexborHTMLParser(path.read_text(encoding="utf-8"))
+
+
+def trace_values(site: Path, lang: str, slug: str) -> dict[str, str]:
+    """Each trace reference of a lesson's text (content/<lang>/<slug>.md) and the figure its page prints for
+    it. The page does not name the references (bytes no reader needs): they are the lesson's `{{...}}`
+    outside fenced blocks (an ```output block prints plain text), in the order the page prints them."""
+    refs, fence = [], None
+    for line in (CONTENT / lang / f"{slug}.md").read_text(encoding="utf-8").splitlines():
+        opened = re.match(r"\s*(`{3,}|~{3,})", line)
+        if opened and (fence is None or opened.group(1).startswith(fence)):
+            fence = opened.group(1) if fence is None else None
+        elif fence is None:
+            refs += [ref.strip() for ref in re.findall(r"\{\{(.*?)\}\}", line)]
+    printed = [node.text() for node in parse(site / lang / f"{slug}.html").css("article .trace-value")]
+    assert len(printed) == len(refs), (lang, slug, len(printed), len(refs))
+    return dict(zip(refs, printed))
 
 
 def html_pages(site: Path) -> list[Path]:

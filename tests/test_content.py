@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT, build_site, parse
+from conftest import ROOT, build_site, parse, trace_values
 
 TRANSFORMER_SECTIONS = ["two-updates", "unrolled-sum", "walkthrough", "second-sense", "residual-off", "why-residuals", "norm-vs-skip",
                         "edge-cases", "mistakes", "reproduce", "scope"]  # and the reader's own recomputation
@@ -53,8 +53,7 @@ def test_ffn_residual_has_every_section_of_the_seed(real_site, lang):
 
 @pytest.mark.parametrize("lang", ["zh", "ja"])
 def test_lesson_figures_are_the_seeds_figures(real_site, lang):
-    tree = parse(real_site / lang / "transformer-block.html")
-    printed = {node.attributes["data-ref"]: node.text() for node in tree.css(".trace-value")}
+    printed = trace_values(real_site, lang, "transformer-block")
     for ref, figure in SEED_FIGURES.items():
         assert printed[ref] == figure, ref
 

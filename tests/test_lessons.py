@@ -9,7 +9,7 @@ from functools import lru_cache
 import numpy as np
 import pytest
 
-from conftest import CONTENT, parse
+from conftest import CONTENT, parse, trace_values
 
 
 @lru_cache(maxsize=None)
@@ -132,11 +132,11 @@ def test_one_block_points_the_same_way_but_the_lengths_differ(real_site):
 @pytest.mark.parametrize("lang", ["zh", "ja"])
 def test_the_lessons_cite_the_new_claims_by_trace_reference(real_site, lang):
     tree = parse(real_site / lang / "transformer-block.html")
-    refs = {node.attributes["data-ref"] for node in tree.css(".trace-value")}
+    printed = trace_values(real_site, lang, "transformer-block")
+    refs = set(printed)
     assert {"off:b0-6 spread", "on:b0-6 spread", "money-bank/on:b0-3 finance", "money-bank/on:b1.attention top",
             "bank-by-the-river/on:b3", "on:b3", "off:b1 cosine", "on:b3 correction", "on:b3 length", "on:b0 length",
             "on:b0-3 bank_identity"} <= refs
-    printed = {node.attributes["data-ref"]: node.text() for node in tree.css(".trace-value")}
     assert printed["bank-by-the-river/on:b3"] == printed["on:b3"]
     assert printed["money-bank/on:b1.attention top"] == "money"
     text = tree.css_first("article").text()
@@ -315,8 +315,7 @@ def test_without_the_residual_the_identity_dimension_is_gone():
 def test_the_lessons_cite_the_reviewed_claims_by_trace_reference(real_site, lang):
     refs = set()
     for slug in ("transformer-block", "ffn-residual"):
-        tree = parse(real_site / lang / f"{slug}.html")
-        refs |= {node.attributes["data-ref"] for node in tree.css(".trace-value")}
+        refs |= set(trace_values(real_site, lang, slug))
     assert {"off:b1.attention.after spread", "off:b3.attention length", "off:b2.attention weight",
             "on:b2.attention top", "post:b1 bank_identity", "post:b6 bank_identity", "off:b1 spread", "on:b6 spread",
             "money-bank/off:b1 spread", "money-bank/on:b1.attention weight", "money-bank/off:b3.attention weight",
@@ -357,8 +356,7 @@ def test_every_control_the_text_names_is_on_the_page_under_that_name(real_site, 
 def test_pre_norm_after_its_final_norm_keeps_about_what_post_norm_keeps_of_the_identity(real_site, lang):
     """ffn-residual prints pre-norm's identity component after the stack's final norm as a trace reference,
     {{on:b6.final bank_identity}}, next to post-norm's {{post:b6 bank_identity}}: the two print the same."""
-    tree = parse(real_site / lang / "ffn-residual.html")
-    printed = {node.attributes["data-ref"]: node.text() for node in tree.css(".trace-value")}
+    printed = trace_values(real_site, lang, "ffn-residual")
     assert printed["on:b6.final bank_identity"] == printed["post:b6 bank_identity"]
 
 
