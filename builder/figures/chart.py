@@ -280,22 +280,22 @@ def render_svg(chart: dict, size: str, highlight: list | None = None) -> str:
     sx, sy, (left, top, right, bottom) = _scales(chart, size)
 
     # The box around it carries the chart's accessible name; the drawing itself is decoration to AT.
+    # Where a text anchors is site.css's (.tick, .tick-y, .axis-title-y, .value), not an attribute on each.
     out = [f'<svg class="chart-svg chart-svg-{size}" viewBox="0 0 {width} {height}" aria-hidden="true" focusable="false">']
     out.append('<g class="axes">')
     for value, label in chart["y"]["ticks"]:
         y = f(sy(value))
         out.append(f'<line class="grid" x1="{left}" x2="{right}" y1="{y}" y2="{y}"/>')
-        out.append(f'<text class="tick" x="{left - 6}" y="{y}" text-anchor="end" dominant-baseline="middle">'
+        out.append(f'<text class="tick tick-y" x="{left - 6}" y="{y}">'
                    f"{escape(label)}</text>")
     for value, label, short in chart["x"]["ticks"]:
-        out.append(f'<text class="tick" x="{f(sx(value))}" y="{bottom + 16}" text-anchor="middle">'
+        out.append(f'<text class="tick" x="{f(sx(value))}" y="{bottom + 16}">'
                    f"{escape(short if size == 'narrow' else label)}</text>")
     out.append(f'<line class="axis" x1="{left}" x2="{right}" y1="{bottom}" y2="{bottom}"/>')
-    out.append(f'<text class="axis-title" x="{f((left + right) / 2)}" y="{height - 6}" text-anchor="middle">'
+    out.append(f'<text class="axis-title" x="{f((left + right) / 2)}" y="{height - 6}">'
                f'{escape(chart["x"]["title"])}</text>')
     # The y title reads across, above the tick labels (upright characters), never turned on its side.
-    out.append(f'<text class="axis-title axis-title-y" x="{AXIS_TITLE[0]}" y="{AXIS_TITLE[1]}" text-anchor="start" '
-               f'dominant-baseline="central">{escape(chart["y"]["title"])}</text>')
+    out.append(f'<text class="axis-title axis-title-y" x="{AXIS_TITLE[0]}" y="{AXIS_TITLE[1]}">{escape(chart["y"]["title"])}</text>')
     out.append("</g>")
     for mark in chart["marks"]:
         out.append(_mark(mark, sx, sy))
@@ -353,7 +353,7 @@ def _mark(mark: dict, sx, sy) -> str:
     elif kind == "text":
         for x, y, text, position in zip(mark["x"], mark["y"], mark["text"], mark["position"]):
             px, py, anchor = _text_anchor(sx(x), sy(y), position, mark.get("gap", GAP))
-            parts.append(f'<text class="value" x="{f(px)}" y="{f(py)}" text-anchor="{anchor}" dominant-baseline="central" '
+            parts.append(f'<text class="value" x="{f(px)}" y="{f(py)}" text-anchor="{anchor}" '
                          f'data-x="{x}" data-y="{y}" data-position="{position}">{escape(text)}</text>')
     parts.append("</g>")
     return "".join(parts)

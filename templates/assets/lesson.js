@@ -393,15 +393,14 @@
     chart.y.ticks.forEach(function (t) {
       var y = f1(sy(t[0]));
       axes.appendChild(svgEl("line", { "class": "grid", x1: left, x2: right, y1: y, y2: y }));
-      axes.appendChild(svgEl("text", { "class": "tick", x: left - 6, y: y, "text-anchor": "end", "dominant-baseline": "middle" }, t[1]));
+      axes.appendChild(svgEl("text", { "class": "tick tick-y", x: left - 6, y: y }, t[1]));
     });
     chart.x.ticks.forEach(function (t) {
-      axes.appendChild(svgEl("text", { "class": "tick", x: f1(sx(t[0])), y: bottom + 16, "text-anchor": "middle" }, size === "narrow" ? t[2] : t[1]));
+      axes.appendChild(svgEl("text", { "class": "tick", x: f1(sx(t[0])), y: bottom + 16 }, size === "narrow" ? t[2] : t[1]));
     });
     axes.appendChild(svgEl("line", { "class": "axis", x1: left, x2: right, y1: bottom, y2: bottom }));
-    axes.appendChild(svgEl("text", { "class": "axis-title", x: f1((left + right) / 2), y: height - 6, "text-anchor": "middle" }, chart.x.title));
-    axes.appendChild(svgEl("text", { "class": "axis-title axis-title-y", x: G.axis_title[0], y: G.axis_title[1], "text-anchor": "start",
-                                     "dominant-baseline": "central" }, chart.y.title));
+    axes.appendChild(svgEl("text", { "class": "axis-title", x: f1((left + right) / 2), y: height - 6 }, chart.x.title));
+    axes.appendChild(svgEl("text", { "class": "axis-title axis-title-y", x: G.axis_title[0], y: G.axis_title[1] }, chart.y.title));
     chart.marks.forEach(function (mark) {
       var attrs = { "class": "mark mark-" + mark.type + " " + mark["class"], "data-mark": mark["class"] };
       if (mark.type !== "text") attrs.style = "--c: var(--mark-" + mark["class"].split(" ")[0] + ")";
@@ -439,7 +438,7 @@
       } else if (mark.type === "text") {
         mark.x.forEach(function (x, i) {
           var at = anchor(sx(x), sy(mark.y[i]), mark.position[i], mark.gap);
-          g.appendChild(svgEl("text", { "class": "value", x: f1(at[0]), y: f1(at[1]), "text-anchor": at[2], "dominant-baseline": "central",
+          g.appendChild(svgEl("text", { "class": "value", x: f1(at[0]), y: f1(at[1]), "text-anchor": at[2],
                                         "data-x": x, "data-y": mark.y[i], "data-position": mark.position[i] }, mark.text[i]));
         });
       }
