@@ -93,8 +93,8 @@ def test_a_diagram_shows_all_of_itself_without_scrolling(real_site, open_page, l
 
 MONOSPACE_GRID = """(pre) => {
   // Every character of the block: its column as the text counts it (a wide character takes two), its left
-  // edge from the start of its line (a wide or ambiguous character's box, the span the build puts it in),
-  // and the width of one column (a run of zeros measured in the block's font).
+  // edge from the start of its line (its own extent, letter spacing included; an ambiguous character's,
+  // the box the build puts it in), and the width of one column (a run of zeros measured in the block's font).
   const code = pre.querySelector('code'), out = [];
   const probe = code.appendChild(document.createElement('span'));
   probe.textContent = '0'.repeat(100);
@@ -108,7 +108,7 @@ MONOSPACE_GRID = """(pre) => {
     for (let i = 0; i < node.data.length; i++) {
       const c = node.data[i];
       if (c === '\\n') { line++; column = 0; continue; }
-      const boxed = node.parentElement.matches('.cw, .cn');
+      const boxed = node.parentElement.matches('.cn');
       const range = document.createRange();
       range.setStart(node, i); range.setEnd(node, i + 1);
       const r = boxed ? node.parentElement.getBoundingClientRect() : range.getBoundingClientRect();
@@ -227,7 +227,7 @@ def test_bold_next_to_cjk_punctuation_in_the_lessons(real_site, lang, expected):
 def test_diagram_characters_get_their_columns(real_site):
     tree = parse(real_site / "zh" / "ffn-residual.html")
     pre = tree.css("figure.diagram pre")[2]
-    wide = [s.text() for s in pre.css(".cw")]
+    wide = "".join(s.text() for s in pre.css(".cw"))  # a run of wide characters shares one box
     narrow = [s.text() for s in pre.css(".cn")]
     assert wide and all(unicodedata.east_asian_width(ch) in "WF" for ch in wide)
     assert "│" in narrow and "▼" in narrow
