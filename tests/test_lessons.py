@@ -796,3 +796,31 @@ def test_with_money_the_rows_are_as_alike_and_the_value_vectors_make_the_differe
     assert abs(largest_row_difference(money[0]) / largest_row_difference(river[0]) - 1) < 0.1
     assert spread(money[1]) > 1.5 * spread(river[1])
     assert spread(money[0] @ money[1]) > 2 * spread(river[0] @ river[1])
+
+
+def test_the_correction_turns_with_money_mostly_because_the_words_and_so_the_values_change():
+    """"The correction changes direction mainly because the surrounding words change, so do the value vectors
+    being averaged; the weights leaning a little to money play a smaller part" (review ja-5 1.1)."""
+    def block_1_attention(name):
+        s = scenario(name)
+        step = s.traces["pre-on"].steps[0]
+        values = step.normed @ s.weights.w_v @ s.weights.w_o
+        even = np.full(len(s.tokens), 1 / len(s.tokens)) @ values
+        return step.delta[s.tracked], even
+
+    (river, river_even), (money, money_even) = block_1_attention("river-bank"), block_1_attention("money-bank")
+    words = np.linalg.norm(river_even - money_even)  # even weights, only the words differ
+    lean = np.linalg.norm(money - money_even)  # what the lean to money adds on top
+    assert words > 2 * lean and words > 2 * np.linalg.norm(river - river_even)
+    assert lean > 0.1  # "a part", not nothing
+
+
+def test_with_the_residual_on_moneys_bank_goes_almost_straight_up_in_block_1_then_to_the_upper_left():
+    """"money in the bank's path goes almost straight up in block 1, then to the upper left" (review ja-5 2.1)."""
+    s = scenario("money-bank")
+    g, f = s.dimensions.index("geography"), s.dimensions.index("finance")
+    path = bank_after_blocks("money-bank")[:4][:, [g, f]]
+    step_1 = path[1] - path[0]
+    assert 0 < step_1[0] < step_1[1] / 4  # up, a little to the right
+    for a, b in zip(path[1:-1], path[2:]):
+        assert b[0] < a[0] and b[1] > a[1]  # upper left
