@@ -824,3 +824,14 @@ def test_with_the_residual_on_moneys_bank_goes_almost_straight_up_in_block_1_the
     assert 0 < step_1[0] < step_1[1] / 4  # up, a little to the right
     for a, b in zip(path[1:-1], path[2:]):
         assert b[0] < a[0] and b[1] > a[1]  # upper left
+
+
+def test_with_money_the_value_vectors_after_w_o_lie_about_four_times_as_far_apart_in_block_1():
+    """"Compared after W_O, the largest distance between the words' value vectors in block 1 is about four
+    times that of by the river bank" (review ja-5 4.2)."""
+    def value_spread(name):
+        s = scenario(name)
+        step = s.traces["pre-off"].steps[0]
+        return spread(step.normed @ s.weights.w_v @ s.weights.w_o)
+
+    assert round(value_spread("money-bank") / value_spread("river-bank")) == 4
