@@ -531,6 +531,45 @@ def test_the_walkthrough_has_no_notice_in_the_state_its_text_describes(site, ope
     assert page.locator('#depth-map [data-part="walk-notice"] *').count() == 0
 
 
+WALK_NOTICE = '#depth-map [data-part="walk-notice"] .notice'
+NO_WALK_NOTICE = "() => !document.querySelector('#depth-map [data-part=walk-notice]').children.length"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_walkthrough_notice_appears_when_the_residual_is_switched_off_on_the_first_step(site, open_page, lang):
+    """Step 1 (the input) reads the same with the residual on or off; its text is still about the state
+    with the residual on, so switching it off says so."""
+    page = ready(open_page(lesson_url(site, lang)))
+    assert page.locator(WALK_NOTICE).count() == 0
+    page.locator('#depth-map [data-control="residual"]').click()
+    showing(page, "depth-map", "residual=off", "step=1")
+    assert catalog(lang).pgettext("scenario", "by the river bank") in page.locator(WALK_NOTICE).text_content()
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_walkthrough_notice_goes_when_the_residual_is_switched_back_on_on_the_first_step(site, open_page, lang):
+    page = ready(open_page(lesson_url(site, lang, fragment="#residual=off&depth=6")))
+    page.locator(WALK_NOTICE).wait_for()
+    page.locator('#depth-map [data-control="residual"]').click()
+    showing(page, "depth-map", "residual=on", "step=1")
+    assert page.locator(WALK_NOTICE).count() == 0
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_prediction_link_shows_the_walkthrough_notice_and_back_takes_it_away(open_page, real_site, lang):
+    """The lesson's 'predict, then check' link sets residual=off&depth=6 (no step: the first); Back
+    returns to the state the text describes."""
+    page = ready(open_page(lesson_url(real_site, lang)))
+    link = page.locator('#residual-off ~ p a[href*="residual=off&depth=6"]').first
+    link.scroll_into_view_if_needed()
+    link.click()
+    showing(page, "depth-map", "residual=off", "depth=6", "step=1")
+    assert catalog(lang).pgettext("scenario", "by the river bank") in page.locator(WALK_NOTICE).text_content()
+    page.go_back()
+    showing(page, "depth-map", "residual=on", "step=1")
+    page.wait_for_function(NO_WALK_NOTICE)
+
+
 def grid(page):
     cells = page.locator("#attention tbody tr").all()
     return [[float(c.replace("\u2212", "-")) for c in row.locator("td").all_text_contents()] for row in cells]

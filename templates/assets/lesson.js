@@ -297,6 +297,10 @@
       parts(root, "twins").forEach(function (p) { if (changed(p, view.twins)) twins(p, view, f.id); });
       parts(root, "grid").forEach(function (p) { if (changed(p, [view.grid])) replace(p, [grid(view.grid, f.id)]); });
       parts(root, "walkthrough").forEach(function (w) {
+        // The notice follows the state on its own: states share a step's text and readout (step 1, the
+        // input, is the same with the residual on or off), not whether the text is about them.
+        var notice = w.querySelector('[data-part="walk-notice"]');
+        if (notice && changed(notice, [view.notice])) walkNotice(w, notice, view.notice);
         if (changed(w, [state.step, view.steps[state.step - 1]])) walkthrough(w, view);
       });
       root.setAttribute("data-state", encode(state));  // what the figure shows now (its text, tables, SVG charts)
@@ -330,16 +334,19 @@
     if (focused === prev && prev.disabled) next.focus();
   }
 
-  function walkthrough(w, view) {
-    var n = state.step, item = stepItems[n - 1], text = w.querySelector('[data-part="walk-text"]');
-    // The steps' text is about the lesson's own state: another state says so above it, with a button back.
-    var notice = w.querySelector('[data-part="walk-notice"]'), about = view.notice;
-    if (notice) replace(notice, about ? [el("p", { "class": "notice walk-notice" }, [about.text + " ",
+  // The steps' text is about the lesson's own state: another state says so above it, with a button back.
+  function walkNotice(w, notice, about) {
+    var text = w.querySelector('[data-part="walk-text"]');
+    replace(notice, about ? [el("p", { "class": "notice walk-notice" }, [about.text + " ",
       (function () {
         var back = el("button", { type: "button", "class": "walk-back" }, [about.button]);
         back.addEventListener("click", function () { commit(with_(about.state)); text.focus(); });
         return back;
       })()])] : []);
+  }
+
+  function walkthrough(w, view) {
+    var n = state.step, item = stepItems[n - 1], text = w.querySelector('[data-part="walk-text"]');
     replace(text, item ? Array.prototype.map.call(item.childNodes, function (c) { return c.cloneNode(true); }) : []);
     stepItems.forEach(function (li, i) { li.classList.toggle("current", i === n - 1); });
     replace(w.querySelector('[data-part="walk-readout"]'), view.steps[n - 1] ? readout(view.steps[n - 1]) : []);
