@@ -29,6 +29,9 @@ SESSIONS = 3  # fresh pages per language
 # then loads the index, only when the reader first goes to search (the box gets focus, or `/`). On
 # http(s) the service worker keeps both, with the rest of the site's shell, in the background once the
 # page has loaded: that keeping is not part of the page's first visit, here or for the indexes.
+# A language's home lists its lessons; offline.html is the page the service worker shows when a page
+# was never visited (noindex on purpose): neither is a lesson page.
+NOT_LESSONS = ("index.html", "offline.html")
 OWN_ASSETS = ["assets/site.css", "assets/pygments.css", "assets/figures.css", "assets/site.js", "assets/lesson.js"]
 LIBRARY = "assets/vendor/plotly-basic.min.js"
 MAIN = '#depth-map [data-chart="main"] [data-part="chart"]'
@@ -153,7 +156,7 @@ def page_bytes(site: Path) -> dict[str, dict[str, int]]:
     library = gz((site / LIBRARY).read_bytes())
     sizes = {}
     for page in sorted(site.glob("*/*.html")):
-        if page.name != "index.html":
+        if page.name not in NOT_LESSONS:
             own = gz(page.read_bytes()) + own_assets
             sizes[page.relative_to(site).as_posix()] = {"own": own, "first visit": own + library, "library": library}
     return sizes

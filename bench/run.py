@@ -320,7 +320,7 @@ def reader_figures(site: Path, work: Path):
     try:
         subprocess.run([sys.executable, "-m", "builder", "build", "-q", "--out", str(served), "--base-url", base],
                        cwd=ROOT, check=True)
-        for page in sorted(p.relative_to(served).as_posix() for p in served.glob("*/*.html") if p.name != "index.html"):
+        for page in sorted(p.relative_to(served).as_posix() for p in served.glob("*/*.html") if p.name not in reader.NOT_LESSONS):
             log(f"Lighthouse (mobile) on {page}")
             figures["lighthouse"][page] = lighthouse.run(base + page, chromium_executable())
     finally:
