@@ -1,4 +1,4 @@
-var BUILD = {"version":"ea03ddfa5f0f91da","shell":["assets/figures.css","assets/lesson.js","assets/pygments.css","assets/search-ja.999a5b42b664.js","assets/search-zh.fa87b0e4a794.js","assets/search.js","assets/site.css","assets/site.js","assets/vendor/plotly-basic.min.js","index.html","zh/index.html","zh/offline.html","ja/index.html","ja/offline.html"],"languages":["zh","ja"],"source":"zh"};
+var BUILD = {"version":"851a94676f9ef24e","shell":["assets/figures.css","assets/lesson.js","assets/pygments.css","assets/search-ja.407cac79e552.js","assets/search-zh.fa87b0e4a794.js","assets/search.js","assets/site.css","assets/site.js","assets/vendor/plotly-basic.min.js","index.html","zh/index.html","zh/offline.html","ja/index.html","ja/offline.html"],"languages":["zh","ja"],"source":"zh"};
 // The service worker: the site readable offline after one visit on http(s). The builder writes it to
 // the site's root as sw.js, after a line that sets BUILD (builder/publish.py, service_worker): the
 // build's content hash, the shell to keep (styles, scripts, the charting library, the search indexes,

@@ -854,3 +854,13 @@ def test_with_money_the_value_vectors_after_w_o_lie_about_four_times_as_far_apar
         return spread(step.normed @ s.weights.w_v @ s.weights.w_o)
 
     assert round(value_spread("money-bank") / value_spread("river-bank")) == 4
+
+
+def test_without_the_residual_the_ffn_bar_is_below_the_attention_bar_in_every_block(real_site):
+    """ja: 'FFN の棒はどのブロックでもアテンションの棒より低く'; zh: '前馈网络那一根一直很矮'."""
+    trace = scenario("river-bank").traces["pre-off"]
+    tracked = scenario("river-bank").tracked
+    att = [np.linalg.norm(st.after[tracked]) for st in trace.steps if st.sublayer == "attention"]
+    ffn = [np.linalg.norm(st.after[tracked]) for st in trace.steps if st.sublayer == "ffn"]
+    assert len(att) == len(ffn) == 6
+    assert all(f < a for a, f in zip(att, ffn))
