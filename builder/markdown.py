@@ -58,7 +58,7 @@ HEADING_ID = re.compile(r"\{#([a-z][a-z0-9-]*)\}")
 ALIAS_NOTE = re.compile(r"\[([^\[\]\n]+)\]\{alias\}")
 ESCAPED_DELIMITER = re.compile(r"\\[*_]")  # `\*\*` is meant to be seen
 LITERAL_DECIMAL = re.compile(r"(?<![\w.])[−-]?\d+\.\d+")
-CONTAINERS = ("diagram", "walkthrough", "interactive")
+CONTAINERS = ("diagram", "walkthrough", "interactive", "aside")
 FENCE_LANG = re.compile(r"^ {0,3}(?:```|~~~)[ \t]*([\w+-]+)", re.M)
 OUTPUT = "output"  # the language of a fence that shows what the code block before it prints
 OUTPUT_REF = re.compile(r"\{\{(.*?)\}\}")
@@ -429,6 +429,7 @@ class LessonRenderer:
         tokens = out.tokens
         source_lines = body.split("\n") or [""]
         in_walkthrough = False
+        in_aside = 0
         walk_depth = 0
         deep = False
         last_fence = None  # the language of the latest fenced block, for output blocks
@@ -440,6 +441,9 @@ class LessonRenderer:
             if token.type == "heading_open":
                 inline = tokens[i + 1]
                 level = int(token.tag[1])
+                if in_aside:  # a section inside a note would split the note, and its title is its heading
+                    out.problems.append(Problem(path, line, "a heading inside `::: aside`: an aside's title is "
+                                                            "its heading; close the aside with `:::` first"))
                 if level == 1:
                     out.problems.append(Problem(path, line, "use ## for sections: the title comes from the front matter"))
                 last = inline.children[-1] if inline.children else None
@@ -455,6 +459,10 @@ class LessonRenderer:
                 token.attrSet("id", anchor)
                 out.sections.append((level, anchor, inline.content, line))
                 out.headings.append((token.tag, anchor, line))
+            elif token.type == "container_aside_open":
+                in_aside += 1
+            elif token.type == "container_aside_close":
+                in_aside -= 1
             elif token.type == "container_walkthrough_open":
                 in_walkthrough, walk_depth = True, 0
                 out.walkthrough_line = line
@@ -638,6 +646,16 @@ class LessonRenderer:
 
     def _close_diagram(self, tokens, idx, options, env):
         return f'<figcaption>{env.pop("caption", "")}</figcaption>\n</figure>\n'
+
+    def _open_aside(self, tokens, idx, options, env):
+        title = tokens[idx].info.strip()[len("aside"):].strip()
+        if not title:
+            env["out"].problems.append(Problem(env["path"], tokens[idx].meta["line"], "an aside needs a title: `::: aside Title`"))
+        # role="note": an aside inside the article is a note on it, not a landmark of the page.
+        return f'<aside class="aside-note" role="note">\n<p class="aside-title">{html.escape(title)}</p>\n'
+
+    def _close_aside(self, tokens, idx, options, env):
+        return '</aside>\n'
 
     def _render_figure_ref(self, tokens, idx, options, env):
         token = tokens[idx]

@@ -13,7 +13,7 @@ content/glossary.toml holds one `[[terms]]` table per term:
     wrap.ja = "…|…"               # where a term too long for one line may wrap (headings), nowhere else
 
 An avoided variant is reported as `path:line: warning: terminology: ...`, naming the preferred term,
-wherever it appears in lesson prose: body text, headings, table cells, link text, diagram captions,
+wherever it appears in lesson prose: body text, headings, table cells, link text, diagram captions, aside titles,
 and the front matter's title and summary. It is not reported
 - inside code, math, diagrams (code blocks) or trace values, which are not prose;
 - inside an alias note, `[FFN]{alias}` in a lesson (builder/markdown.py), which introduces the variant;
@@ -192,12 +192,12 @@ def check_lesson(glossary: Glossary, lang: str, path: Path, meta_lines: dict[str
 
 def prose_of(tokens: list):
     """Yield (text, line) for every piece of prose in a parsed lesson body: text inside paragraphs,
-    headings, lists, tables and links, and diagram captions. Code, math, trace values and alias notes are
+    headings, lists, tables and links, diagram captions and aside titles. Code, math, trace values and alias notes are
     tokens of other types, so they are never yielded."""
     for token in tokens:
         line = token.meta.get("line", 1) if token.meta else 1
-        if token.type == "container_diagram_open":
-            yield token.info.strip()[len("diagram"):].strip(), line
+        if token.type in ("container_diagram_open", "container_aside_open"):
+            yield token.info.strip().split(" ", 1)[-1].strip() if " " in token.info.strip() else "", line
         elif token.type == "inline":
             breaks = 0
             for child in token.children or []:

@@ -159,3 +159,9 @@ def test_the_real_glossary_names_the_ffns_hidden_layer_as_the_lessons_do(real_co
     line = append(lesson, planted + "\n")
     assert terminology(real_content_copy) == [
         f"{lesson}:{line}: warning: terminology: write “{preferred}” (the FFN's hidden layer), not “{variant}”" for variant in variants]
+
+
+def test_an_asides_title_is_prose(glossed):
+    lesson = glossed / "zh" / "transformer-block.md"
+    line = append(lesson, "::: aside 每一层的说明\n正文。\n:::\n")
+    assert terminology(glossed) == [f"{lesson}:{line}: warning: terminology: write “块” (block), not “层”"]
