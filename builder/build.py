@@ -110,6 +110,10 @@ class Workspace:
         self.remember = FileMemo() if remember else _load_now
         self.renderer = LessonRenderer()
         self.envs: dict[Path, object] = {}
+        # Figure parts (views, markup, page data, trace values), kept between the preview's partial
+        # rebuilds, which only a lesson edit starts: a catalog, template, glossary or scenario change
+        # rebuilds everything, and the preview empties this first (Preview._render).
+        self.memo: dict = {}
 
     def environment(self, templates: Path):
         if templates not in self.envs:
@@ -144,7 +148,8 @@ def gather(content: Path, templates: Path, workspace: Workspace | None = None) -
     glossary, found = remember(content / GLOSSARY_NAME, lambda: load_glossary(content, codes), tuple(codes))
     problems += found
     env = workspace.environment(templates)
-    inputs = Inputs(content, templates, config, scenarios, lessons, translations, env, workspace.renderer, glossary)
+    inputs = Inputs(content, templates, config, scenarios, lessons, translations, env, workspace.renderer, glossary,
+                    memo=workspace.memo)
     inputs.warnings += warnings
     inputs.warnings += [warning for scenario in scenarios.values() for warning in scenario.warnings]
     inputs.warnings += [warning for by_slug in lessons.values() for lesson in by_slug.values()

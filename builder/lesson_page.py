@@ -199,8 +199,9 @@ def render_lesson(inputs, lesson: Lesson, lang: Language, translations, page: di
                                   lambda name=name: figure_views(name, lang, translations, scenarios, lesson.walkthrough,
                                                                  args[name], labels))
                  for name in lesson.figures}
-        figures = {name: remembered(inputs, ("figure", lang.code, name, tuple(lesson.figures), bool(lesson.walkthrough), labels,
-                                             numbers.get(name)), scenarios,
+        # A key holds everything its part is made from (the views: the walkthrough and the figure's words).
+        figures = {name: remembered(inputs, ("figure", lang.code, name, tuple(lesson.figures), tuple(lesson.walkthrough),
+                                             args[name], labels, numbers.get(name)), scenarios,
                                     lambda name=name: render_figure(inputs.env, inputs.templates, translations, lang, name,
                                                                     views[name], scenarios, bool(lesson.walkthrough),
                                                                     lesson.figures, labels,
@@ -208,7 +209,8 @@ def render_lesson(inputs, lesson: Lesson, lang: Language, translations, page: di
                                                                     if name in numbers else ""))
                    for name in lesson.figures}
         # Serialised (and escaped for the script element) once: every page with these figures embeds the same data.
-        data = remembered(inputs, ("data", lang.code, tuple(lesson.figures), tuple(lesson.walkthrough), labels), scenarios,
+        data = remembered(inputs, ("data", lang.code, tuple(lesson.figures), tuple(lesson.walkthrough),
+                                   tuple(args.items()), labels), scenarios,
                           lambda: json_for_script(to_json(page_data(translations, lang, scenarios, lesson.walkthrough,
                                                                     views, labels))))
     units = inputs.glossary.break_units(shown_lang.code)  # headings never break inside a term

@@ -37,6 +37,7 @@ The browser side is templates/assets/search.js; it holds no strings of its own.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import html
 import json
@@ -167,6 +168,12 @@ def terms(text: str) -> tuple[set[str], set[str]]:
     return set(_BIGRAM.findall(text)), set(_WORD.findall(text))
 
 
+@functools.lru_cache(maxsize=8192)  # the preview indexes every unchanged section again on each edit
+def section_terms(text: str) -> tuple[frozenset[str], frozenset[str]]:
+    bigrams, words = terms(folded(text))
+    return frozenset(bigrams), frozenset(words)
+
+
 def build_index(html_lang: str, pages: list[tuple[str, str, list[Section]]]) -> bytes:
     """Return the index script for one language: `pages` are (href from the site's root, title, sections)."""
     page_rows, section_rows = [], []
@@ -177,7 +184,7 @@ def build_index(html_lang: str, pages: list[tuple[str, str, list[Section]]]) -> 
         for section in sections:
             index = len(section_rows)
             section_rows.append([number, section.anchor, section.heading, section.text])
-            bigrams, words = terms(folded(section.heading + " " + section.text))
+            bigrams, words = section_terms(section.heading + " " + section.text)
             for gram in bigrams:
                 bigram_postings[gram].append(index)
             for word in words:

@@ -146,11 +146,13 @@ class Preview:
         every problem. Returns (the rendering, the slugs it covers or None for all). A partial rebuild
         turns into a full one when a lesson was added, removed, renamed or reordered, since every
         lesson list and neighbouring page shows those."""
+        if only is None:  # what changed may be a catalog, template, glossary or scenario: no figure part is kept
+            self.workspace.memo.clear()
         inputs, problems = gather(self.content, self.templates, self.workspace)
         listed = {(lang, slug): (lesson.title, lesson.order, lesson.summary)
                   for lang, lessons in inputs.lessons.items() for slug, lesson in lessons.items()}
         if only is not None and listed != self._listed:
-            only = None
+            only = None  # the memo stays: a lesson added or retitled changes no figure part
         rendering = site.render_site(inputs, None, only=only, searched=self.searched, preview=True)
         problems += check_rendering(inputs, rendering)
         if self.lang is not None:  # the pages of this language are served whatever the others' state

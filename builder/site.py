@@ -42,7 +42,7 @@ def render_site(inputs, base_url: str | None, only: set[str] | None = None,
     page holds a placeholder as long as the name until then. The returned files have the name put in;
     the pages given to `on_pages` early are finished by the rendering's `patches`. Then the service
     worker is written, named by the hash of everything else. `searched` keeps each page's sections
-    between the partial renders of the preview (`preview=True`), which names the index without a hash, so that an edit rewrites the index
+    (and each language's last index) between the partial renders of the preview (`preview=True`), which names the index without a hash, so that an edit rewrites the index
     and the pages edited, not every page that names it, and has no service worker (its pages are
     served fresh on every reload)."""
     config, lessons = inputs.config, inputs.lessons
@@ -130,7 +130,12 @@ def render_site(inputs, base_url: str | None, only: set[str] | None = None,
     for lang in languages:
         pages = [(f"{lang.code}/{slug}.html", *searched[(lang.code, slug)]) for slug in plan.listed[lang.code]
                  if (lang.code, slug) in searched]
-        index = search.build_index(lang.html_lang, pages)
+        if preview:  # an edit changes one language's pages: the others keep the index they had
+            kept = searched.get(("index", lang.code, None))
+            index = kept[1] if kept is not None and kept[0] == pages else search.build_index(lang.html_lang, pages)
+            searched[("index", lang.code, None)] = (pages, index)
+        else:
+            index = search.build_index(lang.html_lang, pages)
         names[lang.code] = search.index_name(lang.code, None if preview else index)
         out.files[names[lang.code]] = index
     out.patches = search.fill_placeholders(out.files, names, written)

@@ -21,6 +21,7 @@ sections changed, without their text.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from dataclasses import dataclass
@@ -116,6 +117,7 @@ def parts_of(text: str) -> list[Part]:
     return [part for part in parts if part.key != OPENING or part.normalized]
 
 
+@functools.lru_cache(maxsize=4096)  # the preview asks again for every unchanged lesson on each edit
 def fingerprint(text: str) -> str:
     """The source's fingerprint a translation records: its parts as a page can tell them apart."""
     joined = "\n\0\n".join(f"{part.key}\n{part.normalized}" for part in parts_of(text))

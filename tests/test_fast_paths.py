@@ -147,6 +147,38 @@ def test_preview_shows_an_edited_template(preview, tmp_path):
     assert 'data-edited="yes"' in page(preview, "zh/transformer-block.html")
 
 
+def files_of(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_edit_after_edit_the_preview_writes_what_a_fresh_preview_writes(preview, tmp_path):
+    """The preview keeps figure parts and search indexes between lesson edits; a catalog edit between
+    them must not leave a stale figure label, nor a lesson edit a stale index or walkthrough."""
+    from builder.serve import Preview
+
+    lesson = preview.content / "zh" / "transformer-block.md"
+    catalog = preview.content / "zh" / "messages.po"
+    edit(lesson, "两次更新残差流。", "两次更新残差流（第一次修改）。")
+    line = preview.rebuild({lesson})
+    assert line.startswith("rebuilt ") and "all pages" not in line, line  # a partial rebuild
+    edit(catalog, 'msgid "Input ‖x₀‖"\nmsgstr "', 'msgid "Input ‖x₀‖"\nmsgstr "【改】')  # a depth-map label
+    assert preview.rebuild({catalog}).startswith("rebuilt all pages")
+    assert "【改】" in page(preview, "zh/transformer-block.html")
+    edit(lesson, 'walkthrough = ["input", "b1.attention", "b1.ffn", "b2", "b3", "sum"]',
+         'walkthrough = ["input", "b1.attention", "b1.ffn", "b2", "sum"]')  # one step fewer: new views
+    edit(lesson, "第一次修改", "第二次修改")
+    text = lesson.read_text(encoding="utf-8")
+    steps = text.split("::: walkthrough", 1)[1].split(":::", 1)[0]
+    items = [line for line in steps.splitlines() if line[:1].isdigit() or line.startswith("- ")]
+    assert len(items) == 6, items
+    edit(lesson, items[4] + "\n", "")  # the list loses the step the front matter lost
+    assert preview.rebuild({lesson}).startswith("rebuilt")
+    assert preview.errors == [], preview.errors
+    fresh = Preview(preview.content, tmp_path / "fresh", ROOT / "templates")
+    assert fresh.rebuild().startswith("rebuilt all pages")
+    assert files_of(preview.out) == files_of(fresh.out)
+
+
 def test_preview_reports_a_broken_edit_then_recovers(preview):
     lesson = preview.content / "zh" / "ffn-residual.md"
     edit(lesson, " {#next}", "")
