@@ -29,3 +29,10 @@ def test_the_entry_page_says_it_works_offline_in_every_language(site):
 def test_the_404_page_says_nothing_about_reading_offline(site):
     footer = parse(site / "404.html").css_first(".site-footer")
     assert footer is None or footer.text().strip() == ""
+
+
+def test_the_entry_page_heading_is_in_every_language(site):
+    heading = parse(site / "index.html").css_first("main h1")
+    titles = {s.attributes["lang"]: s.text() for s in heading.css("span[lang]")}
+    assert titles == {lang: words[0] for lang, words in LANGS.items()}
+    assert heading.text().count("Transformer") == len(LANGS)  # no title outside a lang span
