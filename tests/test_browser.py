@@ -143,10 +143,10 @@ def test_bars_and_true_length_markers_are_the_trace(site, open_page, lang, resid
     state = "on" if residual else "off"
     attention, ffn = drawn[f"bar-attention-{state}"], drawn[f"bar-ffn-{state}"]
     assert attention["x"] == [e[0] for e in expected[0::2]] and ffn["x"] == [e[0] for e in expected[1::2]]
-    assert attention["y"] == pytest.approx([e[1] for e in expected[0::2]], abs=1e-4)
-    assert ffn["y"] == pytest.approx([e[1] for e in expected[1::2]], abs=1e-4)
-    assert ffn["base"] == pytest.approx([e[2] for e in expected[1::2]], abs=1e-4)
-    assert drawn["length"]["y"] == pytest.approx([e[3] for e in expected], abs=1e-4)  # ‖x‖, a marker per sublayer
+    assert attention["y"] == pytest.approx([e[1] for e in expected[0::2]], abs=5e-3)
+    assert ffn["y"] == pytest.approx([e[1] for e in expected[1::2]], abs=5e-3)
+    assert ffn["base"] == pytest.approx([e[2] for e in expected[1::2]], abs=5e-3)
+    assert drawn["length"]["y"] == pytest.approx([e[3] for e in expected], abs=5e-3)  # ‖x‖, a marker per sublayer
     assert drawn["ribbon"]["x"] == ([-0.5, 4.5] if residual else [-0.5, 0.5])  # residual off: cut at the entrance
     assert (ffn["pattern"] == "/") is not residual and (attention["pattern"] == "/") is not residual
 
@@ -214,8 +214,8 @@ def test_the_token_panel_shows_every_word_collapse_without_the_residual(site, op
     drawn = plotted(page, "spread")
     s = scenario()
     assert drawn["spread-off"]["x"] == sublayer_xs(6)  # a point under each bar of the depth map
-    assert drawn["spread-off"]["y"] == pytest.approx(spread(s.traces["pre-off"], 6), abs=1e-4)  # the current state
-    assert drawn["spread-compare"]["y"] == pytest.approx(spread(s.traces["pre-on"], 6), abs=1e-4)  # residual on, to compare
+    assert drawn["spread-off"]["y"] == pytest.approx(spread(s.traces["pre-off"], 6), abs=5e-3)  # the current state
+    assert drawn["spread-compare"]["y"] == pytest.approx(spread(s.traces["pre-on"], 6), abs=5e-3)  # residual on, to compare
     assert drawn["spread-off"]["y"][4] < 1e-3 < drawn["spread-compare"]["y"][4]  # collapsed after block 2, only without it
     assert drawn["spread-off"]["y"][1] < 0.2 < drawn["spread-off"]["y"][0]  # block 1's attention alone does most of it
 
@@ -239,7 +239,7 @@ def test_the_token_panel_shows_the_current_state_and_never_spoils_the_prediction
     off = plotted(page, "spread")
     assert "spread-off" in off and "spread-on" not in off
     assert off["spread-compare"]["x"] == off["spread-off"]["x"] == sublayer_xs(3)  # it follows the depth
-    assert off["spread-compare"]["y"] == pytest.approx(spread(s.traces["pre-on"], 3), abs=1e-4)
+    assert off["spread-compare"]["y"] == pytest.approx(spread(s.traces["pre-on"], 3), abs=5e-3)
     assert legend() == [label(lang, "depth-map", "spread_off"), label(lang, "depth-map", "spread_compare_on")]
     page.locator('#depth-map [data-control="depth"]').focus()
     page.keyboard.press("End")
@@ -367,7 +367,7 @@ def test_the_chart_is_there_before_plotly_loads(site, open_page, lang):
     marks = {m["mark"]: m for m in page.evaluate(SVG_MARKS, '#depth-map [data-chart="main"]')}
     s = scenario()
     expected = bars(s.traces["pre-on"], s.tracked, 3, True)
-    assert [p[1] for p in marks["bar-ffn-on"]["points"]] == pytest.approx([e[1] for e in expected[1::2]], abs=1e-4)
+    assert [p[1] for p in marks["bar-ffn-on"]["points"]] == pytest.approx([e[1] for e in expected[1::2]], abs=5e-3)
     assert page.locator("[data-figure][data-ready]").count() == 0  # Plotly never ran
 
 
@@ -484,7 +484,7 @@ def test_the_scenario_picker_switches_every_figure_and_the_url(site, open_page, 
     assert "scenario=money-bank" in page.url
     s = scenario("money-bank")
     expected = bars(s.traces["pre-on"], s.tracked, 3, True)
-    assert plotted(page)["bar-ffn-on"]["y"] == pytest.approx([e[1] for e in expected[1::2]], abs=1e-4)
+    assert plotted(page)["bar-ffn-on"]["y"] == pytest.approx([e[1] for e in expected[1::2]], abs=5e-3)
     assert page.locator('#attention input[value="money-bank"]').is_checked()  # both pickers show one state
     title = catalog(lang).pgettext("scenario", "money in the bank")
     showing(page, "depth-map", "scenario=money-bank")  # its text and tables show the state (at once, with the chart)
@@ -630,7 +630,7 @@ def test_a_new_scenario_shows_everywhere_at_once_never_beside_the_old_one(site, 
     assert [float(c) for c in shown["bank"]] == pytest.approx(s.traces["pre-on"].steps[0].attention[s.tracked], abs=0.006)
     assert catalog("zh").pgettext("scenario", "money in the bank") in shown["twin"]
     assert shown["plotly"] in (None, shown["state"])  # Plotly's old drawing is not in front of the new state
-    assert shown["svg"] == pytest.approx([e[1] for e in bars(s.traces["pre-on"], s.tracked, 3, True)[1::2]], abs=1e-4)
+    assert shown["svg"] == pytest.approx([e[1] for e in bars(s.traces["pre-on"], s.tracked, 3, True)[1::2]], abs=5e-3)
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -705,7 +705,7 @@ def test_norm_compare_plots_the_trace(site, open_page, lang):
     drawn = plotted(page, figure="norm-compare")
     for key, meta in (("pre-on", "pre"), ("post-on", "post")):
         lengths = np.linalg.norm(s.traces[key].block_outputs()[:, s.tracked], axis=-1)
-        assert drawn[meta]["y"] == pytest.approx(lengths, abs=1e-4)
+        assert drawn[meta]["y"] == pytest.approx(lengths, abs=5e-3)
 
 
 def test_no_mode_bar_and_no_cloud_buttons(site, open_page):
@@ -1130,8 +1130,8 @@ def test_the_meaning_path_draws_one_path_per_sentence_and_highlights_the_picked_
     page = ready(open_page(lesson_url(site, lang)))
     page.locator("#meaning-path").scroll_into_view_if_needed()
     drawn = plotted(page, figure="meaning-path")
-    assert drawn["path-picked"]["x"] == pytest.approx(path_of("river-bank", True, 3)[:, 0], abs=1e-4)
-    assert drawn["path-other"]["y"] == pytest.approx(path_of("money-bank", True, 3)[:, 1], abs=1e-4)
+    assert drawn["path-picked"]["x"] == pytest.approx(path_of("river-bank", True, 3)[:, 0], abs=5e-3)
+    assert drawn["path-other"]["y"] == pytest.approx(path_of("money-bank", True, 3)[:, 1], abs=5e-3)
     assert drawn["value"]["text"] == ["x₀", "1", "2", "3"]  # which block each point of the picked path is after
     legend = [shown(t) for t in page.locator('#meaning-path .chart-legend li').all_text_contents()]
     river, reordered, money = (catalog(lang).pgettext("scenario", t) for t in ("by the river bank", "bank by the river", "money in the bank"))
@@ -1141,8 +1141,8 @@ def test_the_meaning_path_draws_one_path_per_sentence_and_highlights_the_picked_
     page.keyboard.press("ArrowLeft")
     page.locator('#meaning-path input[value="money-bank"]').check()
     drawn = plotted(page, figure="meaning-path")
-    assert drawn["path-picked"]["y"] == pytest.approx(path_of("money-bank", True, 3)[:, 1], abs=1e-4)
-    assert drawn["path-other"]["x"] == pytest.approx(path_of("river-bank", True, 3)[:, 0], abs=1e-4)
+    assert drawn["path-picked"]["y"] == pytest.approx(path_of("money-bank", True, 3)[:, 1], abs=5e-3)
+    assert drawn["path-other"]["x"] == pytest.approx(path_of("river-bank", True, 3)[:, 0], abs=5e-3)
     assert page.locator('#depth-map input[value="money-bank"]').is_checked()  # one state for every figure
 
 
@@ -1156,8 +1156,8 @@ def test_the_meaning_path_follows_the_residual_and_the_depth(site, open_page, la
     page.keyboard.press("End")
     drawn = plotted(page, figure="meaning-path")
     off = path_of("river-bank", False, 6)
-    assert drawn["path-picked"]["x"] == pytest.approx(off[:, 0], abs=1e-4) and len(drawn["path-picked"]["y"]) == 7
-    assert drawn["path-other"]["y"][-1] == pytest.approx(off[-1, 1], abs=1e-4)  # both sentences end at one point
+    assert drawn["path-picked"]["x"] == pytest.approx(off[:, 0], abs=5e-3) and len(drawn["path-picked"]["y"]) == 7
+    assert drawn["path-other"]["y"][-1] == pytest.approx(off[-1, 1], abs=5e-3)  # both sentences end at one point
     axes.add(tuple(layout(page, figure="meaning-path")["xaxis"]["range"]))
     assert len(axes) == 1  # the same axes in every state
     assert page.locator('#depth-map [data-control="residual"]').get_attribute("aria-pressed") == "false"
@@ -1170,21 +1170,21 @@ def test_the_walkthrough_outlines_the_point_of_the_meaning_path_it_is_about(site
     page = ready(open_page(lesson_url(site, lang, fragment="#step=1")))
     page.locator("#meaning-path").scroll_into_view_if_needed()
     points = path_of("river-bank", True, 3)
-    assert outline(page, "meaning-path")["x"] == pytest.approx([points[0, 0]], abs=1e-4)  # x₀
+    assert outline(page, "meaning-path")["x"] == pytest.approx([points[0, 0]], abs=5e-3)  # x₀
     page.locator('#depth-map [data-control="step-next"]').click()  # step 2: the stream after block 1's attention
     page.locator("#meaning-path").scroll_into_view_if_needed()
     s = scenario()
     halfway = s.traces["pre-on"].steps[0].after[s.tracked]
     box = outline(page, "meaning-path")
-    assert box["x"] == pytest.approx([halfway[0]], abs=1e-4)
-    assert (box["base"][0] + box["top"][0]) / 2 == pytest.approx(halfway[1], abs=1e-4)
+    assert box["x"] == pytest.approx([halfway[0]], abs=5e-3)
+    assert (box["base"][0] + box["top"][0]) / 2 == pytest.approx(halfway[1], abs=5e-3)
     page.locator('#depth-map [data-control="step-next"]').click()  # step 3: block 1's FFN ends the block → its point
     page.locator("#meaning-path").scroll_into_view_if_needed()
     page.wait_for_function("() => document.querySelector('#meaning-path [data-chart=main] [data-part=chart]').getAttribute('data-plotted') === "
                            "document.querySelector('#meaning-path [data-chart=main] [data-part=chart]').getAttribute('data-state')")
     box = outline(page, "meaning-path")
-    assert box["x"] == pytest.approx([points[1, 0]], abs=1e-4)
-    assert (box["base"][0] + box["top"][0]) / 2 == pytest.approx(points[1, 1], abs=1e-4)
+    assert box["x"] == pytest.approx([points[1, 0]], abs=5e-3)
+    assert (box["base"][0] + box["top"][0]) / 2 == pytest.approx(points[1, 1], abs=5e-3)
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -1192,7 +1192,7 @@ def test_the_meaning_path_prints_and_reads_without_plotly(site, open_page, lang)
     page = open_page(lesson_url(site, lang, fragment="#scenario=money-bank&depth=5"), withhold=("plotly-basic.min.js",))
     page.locator("#meaning-path").scroll_into_view_if_needed()
     marks = {m["mark"]: m for m in page.evaluate(SVG_MARKS, '#meaning-path [data-chart="main"]')}
-    assert [p[1] for p in marks["path-picked"]["points"]] == pytest.approx(path_of("money-bank", True, 5)[:, 1], abs=1e-4)
+    assert [p[1] for p in marks["path-picked"]["points"]] == pytest.approx(path_of("money-bank", True, 5)[:, 1], abs=5e-3)
     page.emulate_media(media="print")
     assert page.locator('#meaning-path .chart-svg-wide').is_visible()
     tables = page.locator("#meaning-path-twin table")
@@ -1242,15 +1242,15 @@ def test_with_the_residual_off_a_close_up_shows_both_paths_where_they_stay(site,
         assert page.locator('#meaning-path [data-chart="main"] .chart-svg-wide .zoom-area polyline').count() == 1
         assert page.locator('#meaning-path [data-chart="main"] .chart-svg-wide text.value').count() == 0
         box = None
-    assert drawn["path-picked"]["x"] == pytest.approx(money[:, 0], abs=1e-4) and drawn["path-picked"]["y"] == pytest.approx(money[:, 1], abs=1e-4)
-    assert drawn["path-other"]["x"] == pytest.approx(river[:, 0], abs=1e-4) and drawn["path-other"]["y"] == pytest.approx(river[:, 1], abs=1e-4)
+    assert drawn["path-picked"]["x"] == pytest.approx(money[:, 0], abs=5e-3) and drawn["path-picked"]["y"] == pytest.approx(money[:, 1], abs=5e-3)
+    assert drawn["path-other"]["x"] == pytest.approx(river[:, 0], abs=5e-3) and drawn["path-other"]["y"] == pytest.approx(river[:, 1], abs=5e-3)
     if ranges:
         (x_lo, x_hi), (y_lo, y_hi) = ranges["zoom"]
         assert all(x_lo < x < x_hi and y_lo < y < y_hi for x, y in np.vstack([money, river]))
         times = (ranges["main"][0][1] - ranges["main"][0][0]) / (x_hi - x_lo)
         assert times == pytest.approx(round(times)) and round(times) >= 4
         assert shown(zoom.locator(".chart-title").text_content()) == label(lang, "meaning-path", "zoom_title", times=round(times))
-        assert [box["x"][0], box["base"][0]] == pytest.approx(money[0], abs=1e-4)  # step 1 outlines x₀ in the close-up
+        assert [box["x"][0], box["base"][0]] == pytest.approx(money[0], abs=5e-3)  # step 1 outlines x₀ in the close-up
     # where the paths sit on one point the other path's ring shows around the picked dot
     shapes = closeup_geometry(page, plotly)
     for m in range(3, 7):

@@ -48,9 +48,9 @@ def test_the_picked_path_is_the_tracked_word_after_each_block(residual, depth):
     view = views()[f"money-bank|{'on' if residual else 'off'}|{depth}"]
     picked, = marks(view, "path-picked")
     expected = plane("money-bank", residual, depth)
-    assert picked["x"] == pytest.approx(expected[:, 0], abs=1e-4) and picked["y"] == pytest.approx(expected[:, 1], abs=1e-4)
+    assert picked["x"] == pytest.approx(expected[:, 0], abs=5e-3) and picked["y"] == pytest.approx(expected[:, 1], abs=5e-3)
     other, = marks(view, "path-other")  # the river sentence, the same in either word order
-    assert other["y"] == pytest.approx(plane("river-bank", residual, depth)[:, 1], abs=1e-4)
+    assert other["y"] == pytest.approx(plane("river-bank", residual, depth)[:, 1], abs=5e-3)
 
 
 def test_sentences_with_the_same_path_share_one_and_say_so():
@@ -82,7 +82,7 @@ def test_the_walkthrough_outlines_the_point_of_its_step():
     input_, attention, block_2, total = view["charts"]["main"]["highlights"]
     points = plane("river-bank", True, 3)
     for outline, block in ((input_, 0), (block_2, 2), (total, 3)):  # input, b2, sum (the last point)
-        assert outline == pytest.approx(points[block], abs=1e-4)  # a point: chart.py draws a square around it
+        assert outline == pytest.approx(points[block], abs=5e-3)  # a point: chart.py draws a square around it
 
 
 @pytest.mark.parametrize("lang", ["zh", "ja"])
@@ -98,12 +98,12 @@ def test_a_step_about_a_blocks_attention_marks_the_stream_after_it_not_the_block
     s = scenarios()[0]
     trace = s.traces["pre-on"]
     attention, ffn = every["river-bank|on|3"]["charts"]["main"]["highlights"][1:3]
-    assert attention[:2] == pytest.approx(trace.steps[0].after[s.tracked][:2], abs=1e-4) and attention[2] == "halfway"
-    assert ffn == pytest.approx(plane("river-bank", True, 3)[1], abs=1e-4) and attention[:2] != ffn
+    assert attention[:2] == pytest.approx(trace.steps[0].after[s.tracked][:2], abs=5e-3) and attention[2] == "halfway"
+    assert ffn == pytest.approx(plane("river-bank", True, 3)[1], abs=5e-3) and attention[:2] != ffn
     # with the residual off, in the close-up, where the point is inside it
     money = dict(zip(NAMES, scenarios()))["money-bank"]
     off = every["money-bank|off|3"]["charts"]["zoom"]["highlights"][1]
-    assert off[:2] == pytest.approx(money.traces["pre-off"].steps[0].after[money.tracked][:2], abs=1e-4)
+    assert off[:2] == pytest.approx(money.traces["pre-off"].steps[0].after[money.tracked][:2], abs=5e-3)
     assert views()["river-bank|on|1"]["charts"]["main"]["highlights"][2] is None  # block 2 is beyond depth 1
 
 
@@ -144,7 +144,7 @@ def test_the_close_up_labels_the_collapse_once_and_outlines_only_the_steps_point
     points = plane("money-bank", False)
     input_, attention, block_2, total = zoom["highlights"]
     for outline, block in ((input_, 0), (block_2, 2), (total, 6)):
-        assert outline == pytest.approx(points[block], abs=1e-4)  # the step's point, outlined in the close-up
+        assert outline == pytest.approx(points[block], abs=5e-3)  # the step's point, outlined in the close-up
     assert attention[2] == "halfway"  # block 1's attention: the stream after it, not a point of the path
 
 

@@ -32,6 +32,7 @@ the wide and the narrow drawing alike, it overlaps no mark, no other label and s
 from __future__ import annotations
 
 import math
+from decimal import ROUND_HALF_UP, Decimal
 from html import escape
 
 # The SVG's own coordinate systems: a wide one for desktops and a narrow one for phones (site.css
@@ -250,7 +251,12 @@ def place_labels(chart: dict) -> dict:
 # ---- SVG ---------------------------------------------------------------------------------------
 
 def f(v: float) -> str:
-    return f"{v:.1f}".rstrip("0").rstrip(".")
+    """A coordinate to one decimal as lesson.js's toFixed(1) writes it: an exact tie (94.25) away from zero,
+    where Python's format would round it to even."""
+    return str(Decimal(v).quantize(TENTH, ROUND_HALF_UP)).rstrip("0").rstrip(".")
+
+
+TENTH = Decimal("0.1")
 
 
 def hatch_path(x: float, y: float, w: float, h: float) -> str:

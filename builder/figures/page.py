@@ -36,6 +36,7 @@ and highlights, or an attention grid. The script only chooses the view for the s
 from __future__ import annotations
 
 import gettext
+import math
 from pathlib import Path
 
 from markupsafe import Markup
@@ -79,7 +80,36 @@ def figure_views(kind_name: str, lang: Language, translations: gettext.NullTrans
     views = kind.views(ctx)
     for view in views.values():
         set_labels(view, lambda text: label_breaks(text, lang.code, units))
+        for chart in view.get("charts", {}).values():
+            round_chart(chart)
     return views
+
+
+def round_chart(chart: dict) -> None:
+    """Round a chart's coordinates (its marks' and walkthrough outlines' numbers) to what its drawing can
+    show: to 1/2000 of its axes' longer span at least (a third of a pixel in the wide drawing), and never
+    below two decimals, so the 20× close-up keeps its precision. Both drawings (the build's SVG and
+    lesson.js's) read the rounded numbers; the page data is the lighter for it."""
+    spans = [chart[axis]["range"][1] - chart[axis]["range"][0] for axis in ("x", "y") if axis in chart]
+    decimals = max(2, math.ceil(math.log10(2000 / max(spans)))) if spans and max(spans) > 0 else None
+    if decimals is None:
+        return
+
+    def rounded(value):
+        if isinstance(value, float):
+            return round(value, decimals)
+        if isinstance(value, list):
+            return [rounded(item) for item in value]
+        return value
+
+    for mark in chart["marks"]:
+        if mark.get("type") == "outline":  # the area a close-up enlarges: exactly the close-up's axes
+            continue
+        for key in ("x", "y", "base"):
+            if key in mark:
+                mark[key] = rounded(mark[key])
+    if chart.get("highlights"):
+        chart["highlights"] = rounded(chart["highlights"])
 
 
 def set_labels(view: dict, label) -> None:

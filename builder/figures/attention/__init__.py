@@ -70,7 +70,7 @@ def views(ctx: FigureContext) -> dict[str, dict]:
                                     weight=ctx.num(weights[t][top], DECIMALS))
                 grid = {"caption": ctx.t("grid_caption", n=block, scenario=ctx.sentence(scenario), residual=ctx.on_off(residual)),
                         "corner": ctx.t("corner", looks=ctx.t("looks"), at=ctx.t("at")), "tokens": list(scenario.tokens), "tracked": t,
-                        "cells": [[[ctx.num(w, DECIMALS), round(min(float(w) / SCALE_TOP, 1.0), 3)] for w in row] for row in weights],
+                        "cells": [[[ctx.num(w, DECIMALS), round(min(float(w) / SCALE_TOP, 1.0), 2)] for w in row] for row in weights],
                         "top": [-1 if lead(row) is None else lead(row) for row in weights], "scale": scale}
                 state = {"scenario": scenario.name, "residual": residual, "block": block}
                 out[view_key(state, KIND.state)] = {"grid": grid, "summary": summary, "caption": ctx.t("caption"),
