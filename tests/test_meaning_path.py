@@ -129,7 +129,7 @@ def test_residual_off_adds_a_close_up_of_where_the_paths_stay_at_one_scale_for_e
     area, = [m for m in main["marks"] if m["class"] == "zoom-area"]
     assert (area["type"], area["x"], area["y"]) == ("outline", [x_lo, x_hi], [y_lo, y_hi])
     assert not [m for m in main["marks"] if m["type"] == "text"]  # its labels piled up: the close-up has them
-    assert main["highlights"] == [None] * 4
+    assert main["highlights"][0] is None and main["highlights"][2:] == [None, None]  # the close-up marks these
     for size in ("wide", "narrow"):
         width, height, m = frame(closeups[0], size)
         assert (width - m["l"] - m["r"]) / (x_hi - x_lo) == pytest.approx((height - m["t"] - m["b"]) / (y_hi - y_lo), rel=0.01)
@@ -205,3 +205,21 @@ def test_the_lessons_second_sense_holds_for_the_trace():
     assert np.allclose(river_off[-1], money_off[-1], atol=1e-6)  # one point
     assert np.linalg.norm(river_off - river_off[0], axis=1).max() < 0.5  # never far from the start
     assert np.linalg.norm(money_off - money_off[0], axis=1).max() < 0.5
+
+
+def test_with_the_residual_off_every_step_is_marked_in_the_close_up_or_else_in_the_main_chart():
+    """Without the residual the stream after block 1's attention is the attention's output alone, far from
+    x₀ and outside the close-up (river bank): the main chart marks it then, so no step shows nothing."""
+    every = views()
+    for key, view in every.items():
+        if "|off|" not in key:
+            continue
+        main, zoom = view["charts"]["main"]["highlights"], view["charts"]["zoom"]["highlights"]
+        depth = int(key.rsplit("|", 1)[1])
+        for block, big, close in zip((0, 1, 2, depth), main, zoom):  # the steps input, b1.attention, b2, sum
+            assert big is None or close is None, key  # one mark at most, in one chart
+            assert (big is not None or close is not None) == (block <= depth), (key, block)
+    river = dict(zip(NAMES, scenarios()))["river-bank"]
+    attention = every["river-bank|off|3"]["charts"]["main"]["highlights"][1]
+    assert attention[2] == "halfway"
+    assert attention[:2] == pytest.approx(river.traces["pre-off"].steps[0].after[river.tracked][:2], abs=5e-3)

@@ -270,11 +270,14 @@ def _view(ctx: FigureContext, scenario, groups, paths, halfway, residual, depth,
         # walkthrough's outlines to the close-up, which draws the same paths there, `times` larger.
         (x_lo, x_hi, _), (y_lo, y_hi, _) = zoom["x"], zoom["y"]
         chart["marks"].append({"type": "outline", "class": "zoom-area", "x": [x_lo, x_hi], "y": [y_lo, y_hi], "dash": [4, 3]})
-        chart["highlights"] = [None for _ in ctx.walkthrough]
         zoom_span = x_hi - x_lo
         title = ctx.t("zoom_title", times=zoom["times"])
         close = {**axes(zoom), "marks": list(paths_marks) + [labels(zoom_span)], "label": title, "title": title,
                  "highlights": [_outline(step, mine, halfway, depth, axes(zoom)) for step in ctx.walkthrough]}
+        # a step's point outside the close-up (the stream after a block's attention, which leaves x₀ far
+        # behind without the residual) is marked where the main chart shows it
+        chart["highlights"] = [None if near else _outline(step, mine, halfway, depth, chart)
+                               for step, near in zip(ctx.walkthrough, close["highlights"])]
         close["legend"] = legend(close, path_legend(close, zoom_span))
         chart["legend"] = legend(chart, path_legend(chart, zoom_span) + [("zoom-area", ctx.t("zoom_area"))])
         place_labels(close)
