@@ -6,7 +6,7 @@ translator can move a reference anywhere within a sentence. The grammar is in bu
 Examples: `{{on:b0}}`, `{{on:b1.attention}}`, `{{on:b1.ffn.after}}`, `{{off:b6 length}}`,
 `{{on:b0-3 geography}}` → 0.3 → 1.3 → 2.3 → 3.4, `{{off:b2 spread}}`, `{{off:b1.attention.after spread}}`,
 `{{money-bank/on:b3 finance}}`, `{{on:b6.final bank_identity}}` (after the stack's final norm) → 0.2.
-Figures print to one decimal; attention weights to two.
+Figures print to one decimal; attention weights to two (`{{on:b1.attention weights}}`: the tracked word's row).
 """
 
 from __future__ import annotations
@@ -69,10 +69,12 @@ class TraceValues:
             return SERIES_ARROW.join(self._number(v) for v in values), None
         if ref.sublayer:
             step = trace.steps[2 * (ref.first - 1) + (0 if ref.sublayer == "attention" else 1)]
-            if field in ("top", "weight"):
+            if field in ("top", "weight", "weights"):
                 if step.attention is None:
                     return "", f"{field!r} needs an attention step in {{{{{text}}}}}"
                 row = step.attention[t]
+                if field == "weights":  # the whole row, in the sentence's word order, to two decimals like `weight`
+                    return "[" + ", ".join(self._number(w, 2) for w in row) + "]", None
                 best = int(np.argmax(row))
                 return (scenario.tokens[best], None) if field == "top" else (self._number(row[best], 2), None)
             if field == "cosine" or (field == "spread" and ref.part == "delta"):
@@ -86,7 +88,7 @@ class TraceValues:
                 return "", f"'correction' needs a stream: add .after or .before in {{{{{text}}}}}"
             block = None
         else:
-            if field in ("top", "weight"):
+            if field in ("top", "weight", "weights"):
                 return "", f"{field!r} needs an attention step, e.g. {{{{{ref.run}:b{max(ref.first, 1)}.attention {field}}}}}"
             vector, block = self._stream(trace, t, ref.first), ref.first
         if field is None:

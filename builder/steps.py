@@ -32,6 +32,7 @@ Trace references (`{{...}}` in lesson text): `[SCENARIO/]RUN:SELECTION [FIELD]`
                cosine             cos of the angle between this run's vector and the `on` run's
                top                (attention steps) the word the tracked token attends to most
                weight             (attention steps) the tracked token's largest attention weight
+               weights            (attention steps) the tracked token's whole row of weights, in token order
                After `bN.final` only the whole vector, a dimension key, `length` and `spread` have a value.
 """
 
@@ -43,7 +44,7 @@ from dataclasses import dataclass
 MAX_BLOCK = 6
 SUBLAYERS = ("attention", "ffn")
 RUNS = {"on": "pre-on", "off": "pre-off", "post": "post-on"}  # names in the text → runs of the trace JSON
-FIELDS = ("length", "correction", "spread", "cosine", "top", "weight")  # besides the dimension keys
+FIELDS = ("length", "correction", "spread", "cosine", "top", "weight", "weights")  # besides the dimension keys
 STEP = re.compile(r"input|sum|b(?P<block>[1-6])(?:\.(?P<sublayer>attention|ffn))?")
 REF = re.compile(
     r"(?:(?P<scenario>[a-z0-9][a-z0-9-]*)/)?(?P<run>[a-z]+):b(?P<a>\d)"

@@ -470,7 +470,7 @@ def test_a_final_reference_without_a_value_says_why(ref, why):
 
 
 DEPTH_MAP_ITEMS = {  # the depth map's controls and charts, top to bottom, each explained in a list item of its own
-    "zh": ["“例句”", "“残差连接”", "“深度”", "柱状图", "逐步演示", "折线图“四个词彼此离得多远？”", "“显示数值表”"],
+    "zh": ["“例句”", "“残差连接”", "“深度”", "柱状图", "逐步演示", "黄色提示框", "折线图“四个词彼此离得多远？”", "“显示数值表”"],
     "ja": ["「例文」", "「残差接続」", "「深さ」", "棒グラフ", "ステップ実行", "折れ線グラフ「四つの語はどれだけ離れているか」", "「数値の表を表示する」"],
 }
 
@@ -864,3 +864,59 @@ def test_without_the_residual_the_ffn_bar_is_below_the_attention_bar_in_every_bl
     ffn = [np.linalg.norm(st.after[tracked]) for st in trace.steps if st.sublayer == "ffn"]
     assert len(att) == len(ffn) == 6
     assert all(f < a for a, f in zip(att, ffn))
+
+
+def test_banks_block_1_row_of_weights_adds_up_to_1_and_leans_on_river_with_the_rest_near_a_quarter():
+    """Lesson 1's worked row: {{on:b1.attention weights}} in the sentence's word order, adding up to 1; river
+    gets the most, the other three are close to a quarter."""
+    from builder.references import TraceValues
+
+    s = scenario("river-bank")
+    row = s.traces["pre-on"].steps[0].attention[s.tracked]
+    shown, problem = TraceValues({"river-bank": s}, "river-bank", None).resolve("on:b1.attention weights")
+    assert problem is None and shown == "[" + ", ".join(f"{w:.2f}" for w in row) + "]"
+    assert abs(sum(float(w) for w in shown.strip("[]").split(", ")) - 1) < 0.015  # the printed row, too
+    assert s.tokens[int(np.argmax(row))] == "river"
+    others = np.delete(row, s.tokens.index("river"))
+    assert np.all(np.abs(others - 0.25) < 0.05)
+
+
+def test_a_row_of_weights_needs_an_attention_step():
+    from builder.references import TraceValues
+
+    value, problem = TraceValues({"river-bank": scenario("river-bank")}, "river-bank", "zh").resolve("on:b1 weights")
+    assert value == "" and "needs an attention step" in problem
+
+
+def test_the_attention_colour_scale_stops_at_a_half_which_no_lesson_weight_reaches():
+    """"The colour is darkest from a half on; the lessons' weights all stay below a half"; "a cell is framed
+    when its printed weight beats the row's next one by five hundredths"."""
+    from builder.figures.attention import CLEAR_LEAD, SCALE_TOP, lead
+
+    assert SCALE_TOP == 0.5 and CLEAR_LEAD == 0.05
+    for name in ("river-bank", "money-bank", "bank-by-the-river"):
+        for run in ("pre-on", "pre-off"):
+            assert all(step.attention.max() < SCALE_TOP for step in scenario(name).traces[run].steps[::2]), (name, run)
+    assert lead([0.21, 0.25, 0.23, 0.30]) == 3 and lead([0.22, 0.26, 0.26, 0.26]) is None
+
+
+def test_with_the_residual_off_the_normalised_spread_is_zero_too_so_collapse_is_not_a_matter_of_scale():
+    from builder.engine import norm
+
+    s = scenario("river-bank")
+    on, off = (s.traces[run].block_outputs()[-1] for run in ("pre-on", "pre-off"))
+    assert np.linalg.norm(off[s.tracked]) < 0.1 * np.linalg.norm(on[s.tracked])  # "far shorter"
+    assert round(spread(norm(off)), 1) == 0.0 and spread(norm(on)) > 0.3
+
+
+def test_the_identity_table_grows_in_the_raw_stream_and_shrinks_after_a_norm_in_both_layouts():
+    """ffn-residual's table: pre-norm's raw bank identity grows every block; through the final norm it
+    shrinks every block, as post-norm's does."""
+    from builder.engine import norm
+
+    s = scenario("river-bank")
+    identity, t = s.dimensions.index("bank_identity"), s.tracked
+    pre = s.traces["pre-on"].block_outputs()
+    assert np.all(np.diff(pre[:, t, identity]) > 0)
+    assert np.all(np.diff([norm(b)[t, identity] for b in pre]) < 0)
+    assert np.all(np.diff(s.traces["post-on"].block_outputs()[:, t, identity]) < 0)
