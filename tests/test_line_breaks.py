@@ -59,7 +59,7 @@ def test_chinese_terms_and_latin_words_are_never_split(text):
             assert any(word in part for part in parts), (word, parts)
 
 
-@pytest.mark.parametrize("text", ["Pre-Norm と Post-Norm", "LayerNorm と BatchNorm", "残差ストリームの二回の更新",
+@pytest.mark.parametrize("text", ["Pre-Norm と Post-Norm", "LayerNorm と BatchNorm", "残差ストリームの 2 回の更新",
                                   "正規化とスキップ接続"])
 def test_japanese_terms_and_latin_words_are_never_split(text):
     from builder.typesetting import phrase_breaks
