@@ -61,6 +61,16 @@ def test_sentences_with_the_same_path_share_one_and_say_so():
     assert np.allclose(plane("river-bank", True), plane("bank-by-the-river", True))  # why: the same words, reordered
 
 
+def test_the_summary_names_both_axes_for_every_sentences_end():
+    """The other sentences' ends are read out with their axis names too, not as two bare numbers."""
+    view = views()["money-bank|on|3"]
+    chart = view["charts"]["main"]
+    x, y = chart["x"]["title"], chart["y"]["title"]
+    others = chart["label"].split(";", 1)[1]
+    river = plane("river-bank", True, 3)[-1]
+    assert f"{x} {river[0]:.1f}, {y} {river[1]:.1f}" in others.replace("\u2212", "-")
+
+
 def test_one_scale_for_every_state_with_a_unit_as_long_across_as_up():
     from builder.figures.chart import frame
 

@@ -52,7 +52,7 @@ LABELS = {
                   "%(titles)s; %(others)s."),
     "summary_one": N_("Residual %(residual)s, %(depth)s blocks: “%(token)s” ends at %(x)s %(xv)s, %(y)s %(yv)s in "
                       "%(titles)s."),
-    "summary_other": N_("at %(xv)s, %(yv)s in %(titles)s"),
+    "summary_other": N_("at %(x)s %(xv)s, %(y)s %(yv)s in %(titles)s"),
     "twin_caption": N_("The path of “%(token)s” in %(titles)s, residual %(residual)s: %(x)s and %(y)s after each "
                        "block."),
     "position": N_("Where"),
@@ -254,7 +254,8 @@ def _view(ctx: FigureContext, scenario, groups, paths, halfway, residual, depth,
     summary = ctx.t("summary" if others else "summary_one", residual=ctx.on_off(residual), depth=depth, token=token,
                     x=x_name, y=y_name, xv=ctx.num(end[id(picked)][0], 1), yv=ctx.num(end[id(picked)][1], 1),
                     titles=titles(picked),
-                    others=ctx.listed(ctx.t("summary_other", xv=ctx.num(end[id(g)][0], 1), yv=ctx.num(end[id(g)][1], 1),
+                    others=ctx.listed(ctx.t("summary_other", x=x_name, y=y_name, xv=ctx.num(end[id(g)][0], 1),
+                                           yv=ctx.num(end[id(g)][1], 1),
                                            titles=titles(g)) for g in others))
     paths_marks = [mark(g, "path-other") for g in others] + [mark(picked, "path-picked")]
     main_span = main["x"][1] - main["x"][0]
