@@ -693,7 +693,7 @@ def test_the_spread_chart_has_a_point_after_every_sublayer_numbers_at_block_ends
     money = views["money-bank|off|6"]["charts"]["spread"]["marks"]
     money_labels, = [m for m in money if m["type"] == "text"]
     assert off["x"][1] in money_labels["x"]  # "points between sublayers are sometimes numbered too"
-    assert off["y"][1] == pytest.approx(spread(s.traces["pre-off"].steps[0].after), abs=1e-4)
+    assert off["y"][1] == pytest.approx(spread(s.traces["pre-off"].steps[0].after), abs=5e-3)  # charts keep what they can draw
     assert labels["text"][1] == "0.0"  # the chart's block-1 label
     table = [row[-1] for row in views["river-bank|off|6"]["twins"][1]["rows"]]  # its spread column, a row a step
     assert table[1] != "0.00" and table[2] != "0.00"  # block 1's two rows: "not zero yet"
