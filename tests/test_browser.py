@@ -1306,6 +1306,49 @@ def test_the_step_outline_shows_on_top_of_the_point_in_plotly_as_in_the_svg(site
     assert counts[False] > 150 and counts[True] > 0.6 * counts[False], counts
 
 
+HALFWAY_MARK = """([plotly, box]) => {
+  const root = document.querySelector('#meaning-path [data-chart="main"]');
+  const rect = e => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+  let marks;
+  if (plotly) marks = [...root.querySelectorAll('.plot .scatterlayer .trace')].filter(t => t.__data__[0].trace.meta === 'highlight')
+    .flatMap(t => [...t.querySelectorAll('.points path')]);
+  else marks = [...[...root.querySelectorAll('.chart-svg')].find(s => getComputedStyle(s).display !== 'none')
+    .querySelectorAll('.highlight-point, .highlight')].filter(e => getComputedStyle(e).display !== 'none');
+  return { marks: marks.map(rect), chart: rect(root.querySelector(box)), window: [innerWidth, innerHeight] }; }"""
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("plotly", [True, False])
+def test_with_the_residual_off_the_step_about_block_1s_attention_marks_its_point_in_the_main_chart(site, open_page, lang, plotly):
+    """Without the residual the stream after block 1's attention is the attention's output alone, far outside the
+    close-up: the main chart marks it (the close-up marks nothing at that step), drawn, on screen, and large
+    enough to find at 390 px, in Plotly and in the SVG the build draws."""
+    page = open_page(lesson_url(site, lang, fragment="#residual=off&step=1"), viewport={"width": 390, "height": 844},
+                     withhold=() if plotly else ("plotly-basic.min.js",))
+    if plotly:
+        ready(page)
+    page.locator('#depth-map [data-control="step-next"]').click()  # step 2: block 1's attention
+    showing(page, "meaning-path", "step=2", "residual=off")
+    chart = page.locator('#meaning-path [data-chart="main"] [data-part="chart"]')
+    chart.scroll_into_view_if_needed()
+    s = scenario()
+    halfway = s.traces["pre-off"].steps[0].after[s.tracked][:2]
+    if plotly:
+        mark = plotted(page, "main", "meaning-path")["highlight"]
+        assert [mark["x"][0], mark["y"][0]] == pytest.approx(halfway, abs=5e-3)
+        assert "highlight" not in plotted(page, "zoom", "meaning-path")
+    else:
+        assert page.locator('#meaning-path [data-chart="zoom"] .chart-svg-wide .highlight-point, '
+                            '#meaning-path [data-chart="zoom"] .chart-svg-wide .highlight').count() == 0
+    found = page.evaluate(HALFWAY_MARK, [plotly, '[data-part="chart"]'])
+    assert found["marks"], found
+    left, top, right, bottom = found["chart"]
+    for x0, y0, x1, y1 in found["marks"]:
+        assert left <= x0 and x1 <= right and top <= y0 and y1 <= bottom, found  # inside the chart
+        assert 0 <= x0 and x1 <= found["window"][0] and 0 <= y0 and y1 <= found["window"][1], found  # on screen
+    assert highlight_pixels(page, '#meaning-path [data-chart="main"] [data-part="chart"]') > 25  # drawn, not covered
+
+
 @pytest.mark.parametrize("lang", LANGS)
 def test_formulas_are_mathml_inline_in_a_sentence_and_block_on_their_own(real_site, open_page, lang):
     """The page says neither xmlns nor display="inline" on <math>: the HTML parser and MathML's defaults do."""
