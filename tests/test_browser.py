@@ -1313,7 +1313,7 @@ HALFWAY_MARK = """([plotly, box]) => {
   if (plotly) marks = [...root.querySelectorAll('.plot .scatterlayer .trace')].filter(t => t.__data__[0].trace.meta === 'highlight')
     .flatMap(t => [...t.querySelectorAll('.points path')]);
   else marks = [...[...root.querySelectorAll('.chart-svg')].find(s => getComputedStyle(s).display !== 'none')
-    .querySelectorAll('.highlight-point, .highlight')].filter(e => getComputedStyle(e).display !== 'none');
+    .querySelectorAll('.highlight-point, .highlight-ring, .highlight')].filter(e => getComputedStyle(e).display !== 'none');
   return { marks: marks.map(rect), chart: rect(root.querySelector(box)), window: [innerWidth, innerHeight] }; }"""
 
 
@@ -1346,7 +1346,7 @@ def test_with_the_residual_off_the_step_about_block_1s_attention_marks_its_point
     for x0, y0, x1, y1 in found["marks"]:
         assert left <= x0 and x1 <= right and top <= y0 and y1 <= bottom, found  # inside the chart
         assert 0 <= x0 and x1 <= found["window"][0] and 0 <= y0 and y1 <= found["window"][1], found  # on screen
-    assert highlight_pixels(page, '#meaning-path [data-chart="main"] [data-part="chart"]') > 25  # drawn, not covered
+    assert highlight_pixels(page, '#meaning-path [data-chart="main"] [data-part="chart"]') > 100  # not a speck: a ring around the dot
 
 
 @pytest.mark.parametrize("lang", LANGS)

@@ -231,5 +231,5 @@ def test_with_the_residual_off_every_step_is_marked_in_the_close_up_or_else_in_t
             assert (big is not None or close is not None) == (block <= depth), (key, block)
     river = dict(zip(NAMES, scenarios()))["river-bank"]
     attention = every["river-bank|off|3"]["charts"]["main"]["highlights"][1]
-    assert attention[2] == "halfway"
+    assert attention[2] == "ringed"  # a dot and a ring around it: at that scale the dot alone is a speck
     assert attention[:2] == pytest.approx(river.traces["pre-off"].steps[0].after[river.tracked][:2], abs=5e-3)

@@ -56,6 +56,7 @@ POINT_OUTLINE = 22  # the walkthrough's square around one point: clear of a ring
 POINT_FIELDS = ("x", "y", "base", "hover", "text", "position")
 POINTED = ("bar", "points", "line", "text")
 HALFWAY_RADIUS = 5  # the walkthrough's dot on a point no mark draws: near a path's points (5.5), in another colour
+HALFWAY_RING = 12  # and the ring around it where it stands apart from every path (a speck in a wide chart on a phone)
 STEPS = (1, 2, 5, 10)  # round tick steps: 1, 2 or 5 times a power of ten
 AXIS_TITLE = (4, 11)  # the y axis's title: its left end and its middle, from the drawing's top left corner
 
@@ -279,7 +280,9 @@ def render_svg(chart: dict, size: str, highlight: list | None = None) -> str:
     outline when `highlight` is given (shown only where scripts run): [x centre, width, y0, y1], an area in
     the axes' units, or [x, y], one point, outlined by a square POINT_OUTLINE across whatever the scale, or
     [x, y, "halfway"], a point no mark draws (the stream after a block's attention): a dot in the outline's
-    colour, no square (on a phone the square would take in the block's end point beside it too).
+    colour, no square (on a phone the square would take in the block's end point beside it too); or
+    [x, y, "ringed"], such a point far from every path (a chart whose paths are in a close-up): the dot and a
+    ring around it, so a reader finds it at a phone's scale.
     templates/assets/lesson.js draws the same SVG for other states until Plotly takes over: keep the two
     in step (tests/test_browser.py compares them)."""
     width, height, m = frame(chart, size)
@@ -306,6 +309,9 @@ def render_svg(chart: dict, size: str, highlight: list | None = None) -> str:
     for mark in chart["marks"]:
         out.append(_mark(mark, sx, sy))
     if highlight and len(highlight) == 3:
+        if highlight[2] == "ringed":
+            out.append(f'<circle class="highlight-ring needs-js" cx="{f(sx(highlight[0]))}" cy="{f(sy(highlight[1]))}" '
+                       f'r="{HALFWAY_RING}"/>')
         out.append(f'<circle class="highlight-point needs-js" cx="{f(sx(highlight[0]))}" cy="{f(sy(highlight[1]))}" '
                    f'r="{HALFWAY_RADIUS}"/>')
     elif highlight and len(highlight) == 2:

@@ -42,7 +42,7 @@ from pathlib import Path
 from markupsafe import Markup
 
 from builder.figures import COMMON_LABELS, KINDS, FigureContext, view_key
-from builder.figures.chart import (AXIS_TITLE, CENTRE, FONT, GAP, HALFWAY_RADIUS, HATCH, POINT_FIELDS, POINT_OUTLINE,
+from builder.figures.chart import (AXIS_TITLE, CENTRE, FONT, GAP, HALFWAY_RADIUS, HALFWAY_RING, HATCH, POINT_FIELDS, POINT_OUTLINE,
                                    POINTED, RADIUS, RING, SIZES, frame, render_svg)
 from builder.i18n import Language
 from builder.pages import render_page
@@ -229,7 +229,7 @@ def page_data(translations, lang: Language, scenarios: list[Scenario], walkthrou
                    for key in PAGE_LABELS if key in COMMON_LABELS},
         "chart_sizes": SIZES,  # the SVG coordinate systems, for drawing a state before Plotly has loaded
         "chart_geometry": {"axis_title": AXIS_TITLE, "hatch": HATCH, "radius": RADIUS, "ring": RING, "outline": POINT_OUTLINE,
-                           "halfway": HALFWAY_RADIUS, "gap": GAP, "centre": CENTRE, "font": FONT},
+                           "halfway": HALFWAY_RADIUS, "halfway_ring": HALFWAY_RING, "gap": GAP, "centre": CENTRE, "font": FONT},
         "figures": {name: {"kind": name, "state": list(KINDS[name].state), "walkthrough": KINDS[name].walkthrough and bool(walkthrough),
                            "views": by_field(shared[name])} for name in figures},
         "parts": parts.items,

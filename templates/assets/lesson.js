@@ -451,6 +451,8 @@
       }
     });
     if (highlight && highlight.length === 3) {  // a point no mark draws (after a block's attention): a dot, as chart.py
+      if (highlight[2] === "ringed") root.appendChild(svgEl("circle", { "class": "highlight-ring needs-js", cx: f1(sx(highlight[0])),
+                                                                         cy: f1(sy(highlight[1])), r: G.halfway_ring }));
       root.appendChild(svgEl("circle", { "class": "highlight-point needs-js", cx: f1(sx(highlight[0])), cy: f1(sy(highlight[1])), r: G.halfway }));
     } else if (highlight && highlight.length === 2) {  // one point: a square G.outline across, whatever the scale
       var half = G.outline / 2;
@@ -543,7 +545,11 @@
     // The walkthrough's outline: a closed line, drawn last on the lines' layer, so it is on top of every
     // mark (as in the SVG; a bar would sit under the points it outlines).
     var h = chart.highlights && chart.highlights[step - 1];
-    if (h && h.length === 3) {  // a point no mark draws (after a block's attention): a dot in the outline's colour
+    if (h && h.length === 3 && h[2] === "ringed") {  // that dot far from every path: a ring around it too (one trace, two markers; sizes in an array would make Plotly draw them 70 % opaque)
+      out.push({ type: "scatter", mode: "markers", x: [h[0], h[0]], y: [h[1], h[1]], meta: "highlight", hoverinfo: "skip",
+                 marker: { symbol: ["circle-open", "circle"], size: [2 * G.halfway_ring, 2 * G.halfway], color: colour("highlight"), opacity: 1,
+                           line: { color: [colour("highlight"), bg], width: [2.5, 1.5] } } });
+    } else if (h && h.length === 3) {  // a point no mark draws (after a block's attention): a dot in the outline's colour
       out.push({ type: "scatter", mode: "markers", x: [h[0]], y: [h[1]], meta: "highlight", hoverinfo: "skip",
                  marker: { symbol: "circle", size: 2 * G.halfway, color: colour("highlight"), line: { color: bg, width: 1.5 } } });
     } else if (h && h.length === 2) {  // one point: an open square marker G.outline across (Plotly's sizes are pixels)

@@ -277,7 +277,8 @@ def _view(ctx: FigureContext, scenario, groups, paths, halfway, residual, depth,
                  "highlights": [_outline(step, mine, halfway, depth, axes(zoom)) for step in ctx.walkthrough]}
         # a step's point outside the close-up (the stream after a block's attention, which leaves x₀ far
         # behind without the residual) is marked where the main chart shows it
-        chart["highlights"] = [None if near else _outline(step, mine, halfway, depth, chart)
+        # with a ring around its dot: at the main chart's scale it is a speck beside the blot
+        chart["highlights"] = [None if near else _ringed(_outline(step, mine, halfway, depth, chart))
                                for step, near in zip(ctx.walkthrough, close["highlights"])]
         close["legend"] = legend(close, path_legend(close, zoom_span))
         chart["legend"] = legend(chart, path_legend(chart, zoom_span) + [("zoom-area", ctx.t("zoom_area"))])
@@ -311,6 +312,10 @@ def _outline(step, points, halfway, depth, chart):
         return [round(float(x), 4), round(float(y), 4), "halfway"]
     x, y = points[n]
     return [round(float(x), 4), round(float(y), 4)]
+
+
+def _ringed(outline):
+    return outline[:2] + ["ringed"] if outline and outline[2:] == ["halfway"] else outline
 
 
 KIND = FigureKind(name="meaning-path", folder=FOLDER / "meaning_path", state=("scenario", "residual", "depth"),
