@@ -556,6 +556,31 @@ def test_the_walkthrough_notice_goes_when_the_residual_is_switched_back_on_on_th
 
 
 @pytest.mark.parametrize("lang", LANGS)
+def test_the_walkthrough_notice_is_compact_on_a_phone_and_says_all_it_says_on_a_desktop(site, open_page, lang):
+    """At 390 px the notice took 231 px (ja) above the step's text: small type, a thin frame and its button as
+    wide as the notice keep it under a fifth of the screen, every word of it shown and the button a finger's
+    height."""
+    river = catalog(lang).pgettext("scenario", "by the river bank")
+    sentence = label(lang, "depth-map", "sentence", text="by the river bank", title=river)
+    said, back = (shown(label(lang, "depth-map", key, scenario=sentence)) for key in ("text_note", "back_to_text"))
+    for width, height in ((390, 844), (1280, 900)):
+        page = ready(open_page(lesson_url(site, lang, fragment="#residual=off&depth=6&step=2"),
+                               viewport={"width": width, "height": height}))
+        notice = page.locator(WALK_NOTICE)
+        notice.wait_for()
+        button = notice.get_by_role("button")
+        assert shown(notice.text_content()) == said + " " + back  # nothing left out
+        assert shown(button.text_content()) == back
+        for part in (notice, button):  # nothing cut off
+            assert part.evaluate("e => e.scrollHeight <= e.clientHeight + 1 && e.scrollWidth <= e.clientWidth + 1")
+        box, button_box = notice.bounding_box(), button.bounding_box()
+        assert button_box["height"] >= 44
+        if width == 390:
+            assert box["height"] <= 0.2 * height, box
+            assert button_box["width"] >= box["width"] - 30  # the notice's width: its label takes fewer lines
+
+
+@pytest.mark.parametrize("lang", LANGS)
 def test_the_prediction_link_shows_the_walkthrough_notice_and_back_takes_it_away(open_page, real_site, lang):
     """The lesson's 'predict, then check' link sets residual=off&depth=6 (no step: the first); Back
     returns to the state the text describes."""
