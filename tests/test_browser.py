@@ -314,8 +314,8 @@ def test_a_link_that_sets_a_state_brings_its_figure_into_view_and_back_returns(s
     link.click()
     page.wait_for_function("() => document.querySelector('#depth-map [data-control=residual]').getAttribute('aria-pressed') === 'false'")
     assert page.locator('#depth-map [data-control="depth"]').input_value() == "6"
-    top = page.evaluate("document.getElementById('depth-map').getBoundingClientRect().top")
-    assert -2 <= top < 50  # the depth map's top at the top of the window
+    top = page.evaluate("document.querySelector('#depth-map [data-control=residual]').getBoundingClientRect().top")
+    assert 0 <= top < 50  # the figure is taller than the window: it shows from the first control the link changed
     chart = page.evaluate("""() => { const r = document.querySelector('#depth-map [data-chart=main] [data-part=chart]')
       .getBoundingClientRect(); return [r.top, r.bottom, innerHeight]; }""")
     assert -2 <= chart[0] and chart[1] <= chart[2]  # the chart itself is on screen
@@ -326,6 +326,30 @@ def test_a_link_that_sets_a_state_brings_its_figure_into_view_and_back_returns(s
     assert page.locator('#depth-map [data-control="depth"]').input_value() == "3"
     page.wait_for_function("""(link) => { const r = link.getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight; }""",
                            arg=link.element_handle())  # back where the link was
+
+
+CHANGED_CONTROLS = """() => { const box = s => { const r = document.querySelector(s).getBoundingClientRect(); return [r.top, r.bottom]; };
+  return { residual: box('#depth-map [data-control=residual]'), depth: box('#depth-map [data-control=depth]'),
+           chart: box('#depth-map [data-chart=main] [data-part=chart]'), height: innerHeight }; }"""
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("width,height", [(1280, 900), (390, 844)])
+def test_the_prediction_link_shows_the_controls_it_changed_and_the_whole_chart_under_them(real_site, open_page, lang, width, height):
+    """The lesson's prediction link (#figure=depth-map&…&residual=off&depth=6) showed the depth map from its title:
+    the answer's second chart was far below the window, and on a phone the bars' own chart was cut off at the
+    bottom. It shows the figure from the residual toggle it switched off (the title, the caption and the
+    sentence picker it left alone above): the toggle, the depth and the whole chart on screen."""
+    page = ready(open_page(lesson_url(real_site, lang), viewport={"width": width, "height": height}))
+    link = page.locator('a[href^="#figure=depth-map"][href*="residual=off"]').first
+    link.scroll_into_view_if_needed()
+    link.click()
+    showing(page, "depth-map", "residual=off", "depth=6")
+    found = page.evaluate(CHANGED_CONTROLS)
+    assert 0 <= found["residual"][0] < 50, found  # the first control the link changed, at the top
+    for part in ("residual", "depth", "chart"):
+        assert 0 <= found[part][0] and found[part][1] <= found["height"], (part, found)
+    assert page.evaluate("document.activeElement.id") == "depth-map"
 
 
 def test_focus_stays_on_a_button_at_both_ends_of_the_walkthrough(site, open_page):

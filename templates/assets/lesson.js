@@ -124,11 +124,12 @@
     var text = link.getAttribute("href").slice(1), next = parse(text);
     if (!next) return;
     event.preventDefault();
+    var before = state;
     state = next;
     history.pushState({ lessonState: state }, "", "#" + encode(state));
     render(true);
     wake();
-    show(target(text));
+    show(target(text), before);
   });
   function target(text) {
     var named = /(?:^|&)figure=([\w-]+)/.exec(text), keys = text.split("&").map(function (p) { return p.split("=")[0]; });
@@ -140,9 +141,19 @@
     });
     return best;
   }
-  function show(f) {  // bring the figure into view and give it the focus (the reader's next Tab is in it)
+  // Bring the figure into view and give it the focus (the reader's next Tab is in it). A figure taller than
+  // the window shows from the first control the link changed (the title, the caption and the controls it
+  // left alone above), so the link's answer, in the charts below, has as much room as it can.
+  function show(f, before) {
     if (!f) return;
-    f.root.scrollIntoView({ block: "start" });
+    var at = f.root;
+    if (f.root.getBoundingClientRect().height > window.innerHeight) {
+      var changed = Object.keys(state).filter(function (k) { return state[k] !== before[k]; });
+      at = Array.prototype.filter.call(f.root.querySelectorAll(".controls [data-control]"), function (c) {
+        return changed.indexOf(c.getAttribute("data-control")) >= 0;
+      }).map(function (c) { return c.closest("fieldset") || c; })[0] || f.root;  // a sentence's radio: its picker
+    }
+    at.scrollIntoView({ block: "start" });
     f.root.focus({ preventScroll: true });
   }
   function announceState() {
@@ -652,5 +663,5 @@
   // opened with that names a figure (a shared link) brings that figure into view.
   history.replaceState({ lessonState: state }, "");
   var arrived = location.hash.replace(/^#/, "");
-  if (read()) { render(false); wake(); if (/(?:^|&)figure=/.test(arrived)) show(target(arrived)); } else { render(false); }
+  if (read()) { render(false); wake(); if (/(?:^|&)figure=/.test(arrived)) show(target(arrived), defaults); } else { render(false); }
 })();
