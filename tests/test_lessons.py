@@ -130,8 +130,8 @@ def test_one_block_points_the_same_way_but_the_lengths_differ(real_site):
 
 
 def test_attention_corrections_match_across_words_but_block_1_ffn_ones_do_not(real_site):
-    """'各词从注意力得到的修正量几乎相同。前馈网络的修正量在块 1 里各词之间还差得不少，之后逐块缩小，
-    从块 2 起都比残差流每个块的增长小得多'"""
+    """'各词从注意力得到的修正量几乎相同。各词的前馈网络修正量彼此之间的差别，块 1 里还不小，之后逐块缩小，
+    从块 2 起已不到残差流每个块增长的三分之一' (review zh-7 1.5: both sides are lengths of the stream)."""
     s = scenario("river-bank")
     trace = s.traces["pre-on"]
 
@@ -920,3 +920,18 @@ def test_the_identity_table_grows_in_the_raw_stream_and_shrinks_after_a_norm_in_
     assert np.all(np.diff(pre[:, t, identity]) > 0)
     assert np.all(np.diff([norm(b)[t, identity] for b in pre]) < 0)
     assert np.all(np.diff(s.traces["post-on"].block_outputs()[:, t, identity]) < 0)
+
+
+def test_post_norms_block_1_norm_raises_the_identity_because_the_sum_is_narrower_than_a_normalised_vector():
+    """"Only post-norm's block 1 is an exception: x0 plus attention's correction has a standard deviation below
+    1, so dividing by it raises this dimension, and the table's block 1 is above the input" (review zh-7 1.2);
+    from block 2 on every normalisation lowers it."""
+    s = scenario("river-bank")
+    identity, t = s.dimensions.index("bank_identity"), s.tracked
+    steps = s.traces["post-on"].steps
+    first = steps[0]
+    total = first.before[t] + first.delta[t]
+    assert total.std() < 1 and first.after[t, identity] > total[identity]  # the division raises it
+    assert round(steps[1].after[t, identity], 1) > round(s.x0[t, identity], 1)  # the table's block 1 > input
+    for step in steps[2:]:  # blocks 2-6: each normalisation takes it down from the sum it divides
+        assert step.after[t, identity] < step.before[t, identity] + step.delta[t, identity]
