@@ -935,3 +935,55 @@ def test_post_norms_block_1_norm_raises_the_identity_because_the_sum_is_narrower
     assert round(steps[1].after[t, identity], 1) > round(s.x0[t, identity], 1)  # the table's block 1 > input
     for step in steps[2:]:  # blocks 2-6: each normalisation takes it down from the sum it divides
         assert step.after[t, identity] < step.before[t, identity] + step.delta[t, identity]
+
+
+def test_with_even_weights_moneys_block_1_attention_would_add_a_little_geography_and_under_half_the_finance():
+    """ja: "the lean to money is small, its effect is not: with even weights block 1's attention correction would
+    be slightly positive in geography, and its finance under half the actual" (review ja-7 1.5)."""
+    s = scenario("money-bank")
+    step = s.traces["pre-on"].steps[0]
+    values = step.normed @ s.weights.w_v @ s.weights.w_o
+    even = np.full(len(s.tokens), 1 / len(s.tokens)) @ values
+    geography, finance = s.dimensions.index("geography"), s.dimensions.index("finance")
+    actual = step.delta[s.tracked]
+    assert even[geography] > 0 > actual[geography]
+    assert 0 < even[finance] < actual[finance] / 2
+
+
+def test_pre_norm_attention_trims_the_identity_from_block_3_and_the_ffn_adds_back_more():
+    """ffn-residual: "in the pre-norm stream attention takes a little of the identity off every block from
+    block 3, but the FFN adds back more, so it keeps growing" (review ja-7 1.1)."""
+    s = scenario("river-bank")
+    identity, t = s.dimensions.index("bank_identity"), s.tracked
+    steps = s.traces["pre-on"].steps
+    attention = [step.delta[t, identity] for step in steps[0::2]]
+    ffn = [step.delta[t, identity] for step in steps[1::2]]
+    assert all(a >= -1e-3 for a in attention[:2]) and all(a < -0.05 for a in attention[2:])
+    assert all(f > -a > 0 for f, a in zip(ffn[2:], attention[2:]))
+
+
+def test_without_the_residual_agreeing_words_make_attention_the_normed_copy_times_w_v_w_o():
+    """ja: "once the four words are almost one vector, attention's output is nearly its normalised copy times W_V
+    and W_O, its length set by that vector's direction; block 3's input points elsewhere than block 2's, so the bar
+    jumps" (review ja-7 4.4)."""
+    s = scenario("river-bank")
+    t, w = s.tracked, s.weights
+    attention = s.traces["pre-off"].steps[0::2]
+    np.testing.assert_allclose(attention[1].delta[t], attention[1].normed[t] @ w.w_v @ w.w_o, atol=0.05)  # block 2
+    for step in attention[2:]:  # from block 3 the words are one vector: exactly
+        np.testing.assert_allclose(step.delta[t], step.normed[t] @ w.w_v @ w.w_o, atol=1e-6)
+    cos = attention[1].before[t] @ attention[2].before[t] / (
+        np.linalg.norm(attention[1].before[t]) * np.linalg.norm(attention[2].before[t]))
+    assert cos < 0.9 and np.linalg.norm(attention[2].delta[t]) > 2 * np.linalg.norm(attention[1].delta[t])
+
+
+def test_without_the_residual_moneys_bank_moves_from_block_1_to_2_only_in_the_rounding():
+    """ja: "after block 1 bank hardly moves; the difference from block 2's printed values is rounding to one
+    decimal" (review ja-7 1.6: finance 0.344 → 0.357)."""
+    s = scenario("money-bank")
+    b1, b2 = s.traces["pre-off"].block_outputs()[:2, s.tracked]
+    for dim in ("geography", "finance"):
+        i = s.dimensions.index(dim)
+        assert abs(b2[i] - b1[i]) < 0.02
+    finance = s.dimensions.index("finance")
+    assert round(b1[finance], 1) != round(b2[finance], 1)
