@@ -937,53 +937,90 @@ def test_post_norms_block_1_norm_raises_the_identity_because_the_sum_is_narrower
         assert step.after[t, identity] < step.before[t, identity] + step.delta[t, identity]
 
 
-def test_with_even_weights_moneys_block_1_attention_would_add_a_little_geography_and_under_half_the_finance():
-    """ja: "the lean to money is small, its effect is not: with even weights block 1's attention correction would
-    be slightly positive in geography, and its finance under half the actual" (review ja-7 1.5)."""
+# After the Japanese review ja-7, checked against the Chinese source too.
+
+def test_pre_norm_attention_trims_the_identity_from_block_3_while_the_ffn_adds_back_more():
+    """ffn-residual: "in pre-norm, from block 3 attention's correction also trims it a little; the FFN in the
+    same block adds back more"."""
+    s = scenario("river-bank")
+    identity, steps = s.dimensions.index("bank_identity"), s.traces["pre-on"].steps
+    attention = np.array([st.delta[s.tracked, identity] for st in steps if st.sublayer == "attention"])
+    ffn = np.array([st.delta[s.tracked, identity] for st in steps if st.sublayer == "ffn"])
+    assert np.all(attention[:2] > -0.01) and np.all(attention[2:] < -0.05)  # "from block 3"
+    assert np.all(ffn[2:] > -attention[2:])  # "adds back more"
+
+
+def test_normalisation_makes_the_big_cuts_in_the_identity_in_both_orders():
+    """ffn-residual: "in both orders, what makes this dimension much smaller is the normalisation"."""
+    from builder.engine import norm
+
+    s = scenario("river-bank")
+    identity, t = s.dimensions.index("bank_identity"), s.tracked
+    pre = s.traces["pre-on"]
+    delta_cuts = [-st.delta[t, identity] for st in pre.steps]
+    final = pre.steps[-1].after
+    assert final[t, identity] - norm(final)[t, identity] > 3 * sum(c for c in delta_cuts if c > 0)
+    post = s.traces["post-on"]
+    for block in range(2, 7):  # block 1 is the stated exception: there the norm raises it
+        steps = post.steps[2 * block - 2: 2 * block]
+        norm_cut = sum((st.before + st.delta - st.after)[t, identity] for st in steps)
+        delta_cut = sum(max(0.0, -st.delta[t, identity]) for st in steps)
+        assert norm_cut > 2 * delta_cut, block
+
+
+def _money_block_1_with_equal_weights():
     s = scenario("money-bank")
     step = s.traces["pre-on"].steps[0]
     values = step.normed @ s.weights.w_v @ s.weights.w_o
-    even = np.full(len(s.tokens), 1 / len(s.tokens)) @ values
-    geography, finance = s.dimensions.index("geography"), s.dimensions.index("finance")
-    actual = step.delta[s.tracked]
-    assert even[geography] > 0 > actual[geography]
-    assert 0 < even[finance] < actual[finance] / 2
+    return s, step, values.mean(axis=0)
 
 
-def test_pre_norm_attention_trims_the_identity_from_block_3_and_the_ffn_adds_back_more():
-    """ffn-residual: "in the pre-norm stream attention takes a little of the identity off every block from
-    block 3, but the FFN adds back more, so it keeps growing" (review ja-7 1.1)."""
-    s = scenario("river-bank")
-    identity, t = s.dimensions.index("bank_identity"), s.tracked
-    steps = s.traces["pre-on"].steps
-    attention = [step.delta[t, identity] for step in steps[0::2]]
-    ffn = [step.delta[t, identity] for step in steps[1::2]]
-    assert all(a >= -1e-3 for a in attention[:2]) and all(a < -0.05 for a in attention[2:])
-    assert all(f > -a > 0 for f, a in zip(ffn[2:], attention[2:]))
+def test_with_equal_weights_money_banks_block_1_would_raise_geography():
+    """transformer-block: "if the four weights were equal, block 1's correction would raise geography a little;
+    it falls from block 1 because of the lean towards money"."""
+    s, step, equal = _money_block_1_with_equal_weights()
+    geography = s.dimensions.index("geography")
+    assert 0 < equal[geography] < 0.1 and step.delta[s.tracked, geography] < 0
 
 
-def test_without_the_residual_agreeing_words_make_attention_the_normed_copy_times_w_v_w_o():
-    """ja: "once the four words are almost one vector, attention's output is nearly its normalised copy times W_V
-    and W_O, its length set by that vector's direction; block 3's input points elsewhere than block 2's, so the bar
-    jumps" (review ja-7 4.4)."""
-    s = scenario("river-bank")
-    t, w = s.tracked, s.weights
-    attention = s.traces["pre-off"].steps[0::2]
-    np.testing.assert_allclose(attention[1].delta[t], attention[1].normed[t] @ w.w_v @ w.w_o, atol=0.05)  # block 2
-    for step in attention[2:]:  # from block 3 the words are one vector: exactly
-        np.testing.assert_allclose(step.delta[t], step.normed[t] @ w.w_v @ w.w_o, atol=1e-6)
-    cos = attention[1].before[t] @ attention[2].before[t] / (
-        np.linalg.norm(attention[1].before[t]) * np.linalg.norm(attention[2].before[t]))
-    assert cos < 0.9 and np.linalg.norm(attention[2].delta[t]) > 2 * np.linalg.norm(attention[1].delta[t])
-
-
-def test_without_the_residual_moneys_bank_moves_from_block_1_to_2_only_in_the_rounding():
-    """ja: "after block 1 bank hardly moves; the difference from block 2's printed values is rounding to one
-    decimal" (review ja-7 1.6: finance 0.344 → 0.357)."""
-    s = scenario("money-bank")
-    b1, b2 = s.traces["pre-off"].block_outputs()[:2, s.tracked]
-    for dim in ("geography", "finance"):
-        i = s.dimensions.index(dim)
-        assert abs(b2[i] - b1[i]) < 0.02
+def test_the_lean_to_money_supplies_over_half_of_block_1s_finance_step():
+    s, step, equal = _money_block_1_with_equal_weights()
     finance = s.dimensions.index("finance")
-    assert round(b1[finance], 1) != round(b2[finance], 1)
+    actual = step.delta[s.tracked, finance]
+    assert actual - equal[finance] > 0.5 * actual > 0
+
+
+def test_in_money_bank_bank_gives_the_other_three_about_a_quarter_each_in_block_1():
+    s = scenario("money-bank")
+    row = s.traces["pre-on"].steps[0].attention[s.tracked]
+    others = np.delete(row, s.tokens.index("money"))
+    assert np.all(np.abs(others - 0.25) < 0.04)
+
+
+def test_without_the_residual_money_banks_bank_is_nearly_home_after_one_block():
+    """transformer-block: "after block 1, bank's distance from the end is less than a tenth of what it was at x₀"
+    (geography-finance plane, the end being block 3's point the close-up shows)."""
+    s = scenario("money-bank")
+    plane = [s.dimensions.index("geography"), s.dimensions.index("finance")]
+    path = bank_after_blocks("money-bank", "pre-off")[:, plane]
+    end = path[3]
+    assert np.linalg.norm(path[1] - end) < 0.1 * np.linalg.norm(path[0] - end)
+
+
+def test_without_the_residual_attention_from_block_3_is_the_shared_vector_through_wv_and_wo():
+    """transformer-block: "the four words are nearly one vector, the weighted average is that vector, and attention
+    only multiplies its normalised copy by W_V, W_O: the length depends only on its direction"."""
+    s = scenario("river-bank")
+    w, steps = s.weights, s.traces["pre-off"].steps
+    for st in steps[4::2]:  # attention of blocks 3-6
+        np.testing.assert_allclose(st.delta, st.normed @ w.w_v @ w.w_o, atol=1e-6)
+
+
+def test_without_the_residual_block_2s_ffn_turns_the_vector_where_wv_wo_stretch_it():
+    """transformer-block: "block 2's FFN turned it to a direction these two matrices stretch" (the jump at block 3)."""
+    from builder.engine import norm
+
+    s = scenario("river-bank")
+    w, t, outputs = s.weights, s.tracked, s.traces["pre-off"].block_outputs()
+    stretched = [np.linalg.norm(norm(outputs[b])[t] @ w.w_v @ w.w_o) for b in (0, 1)]  # after block 1, block 2
+    assert stretched[1] > 3 * stretched[0] and stretched[1] > np.linalg.norm(s.x0[t])
