@@ -4,19 +4,20 @@ the lesson body with its trace values and figures, and the checks that need the 
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass, field
 
 from builder.content import Lesson, meta_line
 from builder.errors import Problem, UserError
-from builder.figures.page import check_args, figure_number, figure_views, page_data, render_figure
+from builder.figures.page import check_args, figure_number, figure_views, more_script, page_data, render_figure
 from builder.i18n import Language, format_number
 from builder.markdown import Outline
 from builder.pages import json_for_script, render_page
 from builder.references import TraceValues
 from builder.scenarios import to_json
 from builder.checks import missing_anchors
-from builder.search import Section, page_sections, search_context
+from builder.search import HASH_LENGTH, Section, page_sections, search_context
 from builder.terminology import check_lesson
 from builder.translation import status_of
 
@@ -42,6 +43,7 @@ class Page:
     problems: list[Problem]
     sitemap: tuple[str, list[tuple[str, str]]] | None
     sections: list[Section] = field(default_factory=list)  # what search finds on it
+    assets: dict[str, bytes] = field(default_factory=dict)  # its other scenarios' views (figures/page.py more_script)
 
 
 @dataclass
@@ -53,7 +55,10 @@ class Unit:
     warnings: list[Problem] = field(default_factory=list)
 
     def files(self, slug: str) -> dict[str, bytes]:
-        return {f"{lang}/{slug}.html": page.html for lang, page in self.pages.items() if page.html is not None}
+        files = {f"{lang}/{slug}.html": page.html for lang, page in self.pages.items() if page.html is not None}
+        for page in self.pages.values():
+            files.update(page.assets)
+        return files
 
 
 def context(lang: Language, languages, root: str, base: str | None, path: str, offline_link: bool) -> dict:
@@ -131,12 +136,12 @@ def render_unit(inputs, plan: Plan, slug: str) -> Unit:
             next=_neighbour(lessons, listed, index + 1, lang.code, source_lang),
         )
         try:
-            html, sections = render_lesson(inputs, shown, lang, translations, page, anchors)
+            html, sections, assets = render_lesson(inputs, shown, lang, translations, page, anchors, slug)
         except UserError as err:
             unit.pages[lang.code] = Page(None, err.problems, None)
             continue
         entry = (f"{lang.code}/{slug}.html", [(o.html_lang, f"{o.code}/{slug}.html") for o in available])
-        unit.pages[lang.code] = Page(html.encode("utf-8"), [], entry if lesson is not None else None, sections)
+        unit.pages[lang.code] = Page(html.encode("utf-8"), [], entry if lesson is not None else None, sections, assets)
     return unit
 
 
@@ -166,9 +171,10 @@ def place_anchors(html: str, anchors: list[tuple[str, str | None]]) -> str:
 
 
 def render_lesson(inputs, lesson: Lesson, lang: Language, translations, page: dict,
-                  anchors: list[tuple[str, str | None]] = ()) -> tuple[str, list[Section]]:
+                  anchors: list[tuple[str, str | None]] = (), slug: str = "") -> tuple[str, list[Section], dict[str, bytes]]:
     """Render one lesson page: its figures first, then its body around them, then the page. Return the
-    page and its sections' text for search."""
+    page, its sections' text for search, and its own assets (the script with its figures' other
+    scenarios, named for `slug` and its content)."""
     shown_lang = page["content_lang"]
     scenarios = [inputs.scenarios[name] for name in lesson.scenarios if name in inputs.scenarios]
     if len(scenarios) != len(lesson.scenarios):
@@ -183,7 +189,7 @@ def render_lesson(inputs, lesson: Lesson, lang: Language, translations, page: di
         return remembered(inputs, ("ref", locale, ref), scenarios,
                           lambda: TraceValues(by_name, lesson.scenario, locale).resolve(ref))
 
-    figures, data = {}, None
+    figures, data, more, assets = {}, None, None, {}
     parsed = inputs.renderer.parse(lesson.body, lesson.path, lesson.body_line)
     args = {name: parsed.figure_args.get(name, ()) for name in lesson.figures}
     wrong = [Problem(lesson.path, line, f"`::: interactive {name}`: {problem}") for name, line in parsed.placed
@@ -209,10 +215,14 @@ def render_lesson(inputs, lesson: Lesson, lang: Language, translations, page: di
                                                                     if name in numbers else ""))
                    for name in lesson.figures}
         # Serialised (and escaped for the script element) once: every page with these figures embeds the same data.
-        data = remembered(inputs, ("data", lang.code, tuple(lesson.figures), tuple(lesson.walkthrough),
-                                   tuple(args.items()), labels), scenarios,
-                          lambda: json_for_script(to_json(page_data(translations, lang, scenarios, lesson.walkthrough,
-                                                                    views, labels))))
+        def serialised():
+            inline, rest = page_data(translations, lang, scenarios, lesson.walkthrough, views, labels)
+            return json_for_script(to_json(inline)), rest and more_script(rest)
+        data, script = remembered(inputs, ("data", lang.code, tuple(lesson.figures), tuple(lesson.walkthrough),
+                                           tuple(args.items()), labels), scenarios, serialised)
+        if script:
+            more = more_name(lang.code, slug or lesson.slug, script)
+            assets[more] = script
     units = inputs.glossary.break_units(shown_lang.code)  # headings never break inside a term
     rendered = inputs.renderer.render(lesson.body, lesson.path, lesson.body_line, resolve, figures, shown_lang.code, units,
                                       resolve_plain=lambda ref: resolve(ref, None),  # output blocks: as Python prints
@@ -237,10 +247,17 @@ def render_lesson(inputs, lesson: Lesson, lang: Language, translations, page: di
     toc = [{"level": level, "id": anchor, "text": text} for level, anchor, text, _ in rendered.parsed.sections if level == 2]
     body = place_anchors(rendered.html, list(anchors)) if anchors else rendered.html
     html = render_page(inputs.env, "lesson.html", translations, inputs.templates, **page,
-                       lesson=lesson, body=body, toc=toc, figure=bool(lesson.figures), page_data=data,
+                       lesson=lesson, body=body, toc=toc, figure=bool(lesson.figures), page_data=data, more_data=more,
                        phrase_units={code: inputs.glossary.break_units(code) for code in {lang.code, shown_lang.code}})
     check_ids(html, lesson, rendered)
-    return html, page_sections(rendered.html, figures.values())
+    return html, page_sections(rendered.html, figures.values()), assets
+
+
+def more_name(lang: str, slug: str, script: bytes) -> str:
+    """The path from the site's root of a page's script with its figures' other scenarios, named by its
+    content like the search index, so a browser or the service worker may keep it as long as it likes
+    and never serve a stale one."""
+    return f"assets/data/{lang}-{slug}.{hashlib.sha256(script).hexdigest()[:HASH_LENGTH]}.js"
 
 
 def check_ids(html: str, lesson: Lesson, rendered) -> None:

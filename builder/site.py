@@ -73,6 +73,7 @@ def render_site(inputs, base_url: str | None, only: set[str] | None = None,
             out.problems += page.problems
             if page.html is not None:
                 out.files[f"{lang.code}/{slug}.html"] = page.html
+                out.files.update(page.assets)
                 searched[(lang.code, slug)] = (lesson_shown(lessons, lang.code, source_lang, slug)[1].title, page.sections)
             if page.sitemap is not None:
                 sitemap.append(page.sitemap)

@@ -81,6 +81,28 @@ def parse(path: Path):
     return LexborHTMLParser(path.read_text(encoding="utf-8"))
 
 
+def lesson_data(page: Path) -> dict:
+    """A lesson page's data as lesson.js has it once the other scenarios' script is in: the inline
+    #lesson-data with that script's views, parts, pieces and rows after its own (one numbering)."""
+    import json
+    import re
+
+    node = parse(page).css_first("#lesson-data")
+    data = json.loads(node.text())
+    more = node.attributes.get("data-more")
+    if more:
+        script = (page.parent / more).read_text(encoding="utf-8")
+        half = json.loads(re.fullmatch(r"self\.lessonMoreData=(.*);\n", script, re.S).group(1))
+        for key in ("parts", "pieces", "rows"):
+            data[key] += half[key]
+        for name, figure in half["figures"].items():
+            views = data["figures"][name]["views"]
+            for field in set(views) | set(figure["views"]):
+                views[field] = views.get(field, [None] * len(views["keys"])) + \
+                    figure["views"].get(field, [None] * len(figure["views"]["keys"]))
+    return data
+
+
 def trace_values(site: Path, lang: str, slug: str) -> dict[str, str]:
     """Each trace reference of a lesson's text (content/<lang>/<slug>.md) and the figure its page prints for
     it. The page does not name the references (bytes no reader needs): they are the lesson's `{{...}}`

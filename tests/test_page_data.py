@@ -8,7 +8,7 @@ import json
 import pytest
 
 from builder.figures.page import first_points, points
-from conftest import parse
+from conftest import lesson_data, parse
 
 LANGS = ["zh", "ja"]
 POINT_FIELDS = ["x", "y", "base", "hover", "text", "position"]
@@ -43,7 +43,7 @@ def test_marks_that_differ_beyond_their_first_points_are_stored_whole():
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_the_charts_marks_read_back_and_each_series_is_stored_whole_once(site, lang):
-    data = json.loads(parse(site / lang / "transformer-block.html").css_first("#lesson-data").text())
+    data = lesson_data(site / lang / "transformer-block.html")
     pieces = data["pieces"]
     assert data["point_fields"] == POINT_FIELDS
     charts = [p for p in data["parts"] if isinstance(p, dict) and "marks" in p]
@@ -58,7 +58,7 @@ def test_the_charts_marks_read_back_and_each_series_is_stored_whole_once(site, l
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_each_table_row_and_each_caption_is_stored_once(site, lang):
-    data = json.loads(parse(site / lang / "transformer-block.html").css_first("#lesson-data").text())
+    data = lesson_data(site / lang / "transformer-block.html")
     rows = [json.dumps(r, sort_keys=True) for r in data["rows"]]
     assert len(set(rows)) == len(rows)
     tables = [p for p in data["parts"] if isinstance(p, dict) and "rows" in p]
@@ -72,7 +72,7 @@ def test_each_table_row_and_each_caption_is_stored_once(site, lang):
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_a_figures_views_come_as_one_list_per_field_in_the_order_of_their_keys(site, lang):
-    data = json.loads(parse(site / lang / "transformer-block.html").css_first("#lesson-data").text())
+    data = lesson_data(site / lang / "transformer-block.html")
     for figure in data["figures"].values():
         views = figure["views"]
         keys = views["keys"]

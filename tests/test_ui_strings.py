@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from conftest import build_site, parse
+from conftest import build_site, lesson_data, parse
 
 LANGS = ["zh", "ja"]
 CONTROL_LABELS = ".controls legend, .controls label[for]"
@@ -44,7 +44,7 @@ def chart_hovers(page) -> list[str]:
             for item in value:
                 walk(item)
 
-    walk(json.loads(tree.css_first("#lesson-data").text()))
+    walk(lesson_data(page))
     return found
 
 

@@ -1,6 +1,10 @@
 """A lesson page's figures: each kind's HTML (with its build-time chart) and the page data lesson.js reads.
 
-Page data (`<script type="application/json" id="lesson-data">`), version 3:
+Page data (`<script type="application/json" id="lesson-data">`), in two halves (page_data): inline, what
+the page shows before the reader picks another scenario; the other scenarios' views in
+`assets/data/<lang>-<slug>.<hash>.js` (`self.lessonMoreData = {"version": 4, "figures": {id: {"views": ...}},
+"parts": [...], "pieces": [...], "rows": [...]}`, named on the script element as data-more), whose
+parts, pieces and rows continue the inline ones' numbering. The inline half, version 4:
 
     {"version": 4,
      "defaults": {"scenario": "river-bank", "residual": true, "depth": 3, "block": 1, "step": 1},
@@ -45,7 +49,7 @@ from builder.figures import COMMON_LABELS, KINDS, FigureContext, view_key
 from builder.figures.chart import (AXIS_TITLE, CENTRE, FONT, GAP, HALFWAY_RADIUS, HALFWAY_RING, HATCH, POINT_FIELDS, POINT_OUTLINE,
                                    POINTED, RADIUS, RING, SIZES, frame, render_svg)
 from builder.i18n import Language
-from builder.pages import render_page
+from builder.pages import json_for_script, render_page
 from builder.scenarios import Scenario, to_json
 from builder.steps import MAX_BLOCK, parse_step
 from builder.typesetting import label_breaks
@@ -174,13 +178,18 @@ def figure_number(translations, n: int) -> str:
 
 
 def page_data(translations, lang: Language, scenarios: list[Scenario], walkthrough: list[str],
-              figures: dict[str, dict[str, dict]], units: tuple[str, ...] = ()) -> dict:
-    """The page data lesson.js reads: defaults, choices, walkthrough, labels and every figure's views.
+              figures: dict[str, dict[str, dict]], units: tuple[str, ...] = ()) -> tuple[dict, dict | None]:
+    """The page data lesson.js reads: defaults, choices, walkthrough, labels and every figure's views,
+    split in two: what the page shows before the reader picks another scenario (the views of the
+    default scenario, and every view of a figure whose state has no scenario), inline in the page, and
+    the other scenarios' views (None when there are none), which lesson.js loads from a script of their
+    own (more_script) when the reader first asks for one or comes near a figure.
 
     Many states draw the very same chart, table or readout (a sentence with the same words in another
     order; a walkthrough step the depth does not reach): each such part is stored once in `parts`, and a
-    view names it by its index there; so are a chart's pieces and a table's rows. lesson.js puts them
-    back into the views when it starts."""
+    view names it by its index there; so are a chart's pieces and a table's rows. The two halves share
+    one numbering: what the first half's views name comes first and is inline, the rest continues it in
+    the other, whose views may name the inline parts too. lesson.js puts them back into the views."""
     ctx = FigureContext(lang, translations, scenarios)  # the page's own labels are the common ones
     parts, pieces, rows = Store(), Store(), Store()
     part, piece, row = parts.add, pieces.add, rows.add
@@ -198,28 +207,39 @@ def page_data(translations, lang: Language, scenarios: list[Scenario], walkthrou
         # A table at depth 3 has the rows of the one at depth 2 and two more: each row is stored once.
         return dict(table, rows=[row(r) for r in table["rows"]])
 
+    def first(name: str, key: str) -> bool:  # a view the page shows before another scenario is picked
+        state = KINDS[name].state
+        return "scenario" not in state or key.split("|")[state.index("scenario")] == scenarios[0].name
+
     charts = Charts()
-    shared = {}
-    for name, views in figures.items():
-        shared[name] = {}
-        for key, view in views.items():
-            view = dict(view)
-            if "charts" in view:
-                # a chart whose accessible name is the view's summary (most are) leaves it out: lesson.js
-                # and the template use the summary then
-                named = {chart: {k: v for k, v in value.items() if not (k == "label" and v == view.get("summary"))}
-                         for chart, value in view["charts"].items()}
-                view["charts"] = {chart: charts.add(part(shared_chart(value))) for chart, value in named.items()}
-            for field in ("steps", "twins"):
-                if field in view:
-                    view[field] = [part(shared_table(value)) for value in view[field]]
-            if "caption" in view:  # a figure has a caption or two, shared by all its views
-                view["caption"] = part(view["caption"])
-            for field in ("grid", "notice"):
-                if field in view:
-                    view[field] = part(view[field])
-            shared[name][key] = view
-    return {
+    shared = {name: ({}, {}) for name in figures}
+    inline = None
+    for shown_first in (True, False):
+        for name, views in figures.items():
+            for key, view in views.items():
+                if first(name, key) != shown_first:
+                    continue
+                view = dict(view)
+                if "charts" in view:
+                    # a chart whose accessible name is the view's summary (most are) leaves it out: lesson.js
+                    # and the template use the summary then
+                    named = {chart: {k: v for k, v in value.items() if not (k == "label" and v == view.get("summary"))}
+                             for chart, value in view["charts"].items()}
+                    view["charts"] = {chart: charts.add(part(shared_chart(value))) for chart, value in named.items()}
+                for field in ("steps", "twins"):
+                    if field in view:
+                        view[field] = [part(shared_table(value)) for value in view[field]]
+                if "caption" in view:  # a figure has a caption or two, shared by all its views
+                    view["caption"] = part(view["caption"])
+                for field in ("grid", "notice"):
+                    if field in view:
+                        view[field] = part(view[field])
+                shared[name][0 if shown_first else 1][key] = view
+        if shown_first:
+            inline = (len(parts.items), len(pieces.items), len(rows.items))
+    kept = charts.cut_marks(parts.items, pieces.items, inline[1])
+    split = (inline[0], charts.inline_pieces, inline[2])
+    data = {
         "version": 4,
         "defaults": defaults(scenarios[0], figures),
         "scenarios": [s.name for s in scenarios],
@@ -231,12 +251,27 @@ def page_data(translations, lang: Language, scenarios: list[Scenario], walkthrou
         "chart_geometry": {"axis_title": AXIS_TITLE, "hatch": HATCH, "radius": RADIUS, "ring": RING, "outline": POINT_OUTLINE,
                            "halfway": HALFWAY_RADIUS, "halfway_ring": HALFWAY_RING, "gap": GAP, "centre": CENTRE, "font": FONT},
         "figures": {name: {"kind": name, "state": list(KINDS[name].state), "walkthrough": KINDS[name].walkthrough and bool(walkthrough),
-                           "views": by_field(shared[name])} for name in figures},
-        "parts": parts.items,
-        "pieces": charts.cut_marks(parts.items, pieces.items),
+                           "views": by_field(shared[name][0])} for name in figures},
+        "parts": parts.items[:split[0]],
+        "pieces": kept[:split[1]],
         "point_fields": list(POINT_FIELDS),
-        "rows": rows.items,
+        "rows": rows.items[:split[2]],
     }
+    if not any(rest for _, rest in shared.values()):
+        return data, None
+    more = {"version": 4,
+            "figures": {name: {"views": by_field(shared[name][1])} for name in figures if shared[name][1]},
+            "parts": parts.items[split[0]:], "pieces": kept[split[1]:], "rows": rows.items[split[2]:]}
+    return data, more
+
+
+MORE_GLOBAL = "lessonMoreData"  # the global the other scenarios' script sets (templates/assets/lesson.js reads it)
+
+
+def more_script(more: dict) -> bytes:
+    """The other scenarios' views as a classic script that sets a global: a page read from disk (file://)
+    may not fetch JSON, but it may load a script of its own site (as the search index, builder/search.py)."""
+    return f"self.{MORE_GLOBAL}={json_for_script(to_json(more))};\n".encode("utf-8")
 
 
 def by_field(views: dict[str, dict]) -> dict[str, list]:
@@ -304,11 +339,16 @@ class Charts:
         self.indices.add(index)
         return index
 
-    def cut_marks(self, parts: list, pieces: list) -> list:
+    def cut_marks(self, parts: list, pieces: list, inline: int | None = None) -> list:
         """Leave out of `pieces` each mark that is the first points of another, name it [i, n] in the charts
-        instead (first_points), and renumber; return the pieces kept."""
-        cuts = first_points(pieces)
+        instead (first_points), and renumber; return the pieces kept. The first `inline` pieces (the page's
+        inline half) are cut only from each other, so the inline half stands alone; how many of them are
+        kept is `inline_pieces`."""
+        inline = len(pieces) if inline is None else inline
+        cuts = {i: cut for i, cut in first_points(pieces[:inline]).items()}
+        cuts.update({i: cut for i, cut in first_points(pieces).items() if i >= inline})
         kept = [i for i in range(len(pieces)) if i not in cuts]
+        self.inline_pieces = sum(1 for i in kept if i < inline)
         number = {old: new for new, old in enumerate(kept)}
         for index in sorted(self.indices):
             chart = parts[index]

@@ -21,9 +21,6 @@
     });
     return mark;
   }
-  data.parts.forEach(function (part) {  // a table names its rows by index in data.rows
-    if (part && part.rows) part.rows = part.rows.map(function (i) { return data.rows[i]; });
-  });
   function chartPart(i) {
     var chart = data.parts[i];
     chart.key = i;  // one distinct chart, one part: a state change that keeps the key leaves the chart as it was
@@ -31,20 +28,70 @@
     chart.marks = chart.marks.map(function (m) { return Array.isArray(m) ? cut(data.pieces[m[0]], m[1]) : piece(m); });
     return chart;
   }
-  Object.keys(data.figures).forEach(function (id) {
-    var fields = data.figures[id].views, views = data.figures[id].views = {};
-    fields.keys.forEach(function (key, i) {  // the views come as a list per field
-      var view = views[key] = {};
-      Object.keys(fields).forEach(function (field) {
-        if (field !== "keys" && fields[field][i] !== null) view[field] = fields[field][i];
-      });
-      Object.keys(view.charts || {}).forEach(function (name) { view.charts[name] = chartPart(view.charts[name]); });
-      ["steps", "twins"].forEach(function (field) {
-        if (view[field]) view[field] = view[field].map(function (i) { return data.parts[i]; });
-      });
-      ["grid", "notice", "caption"].forEach(function (field) { if (view[field] !== undefined) view[field] = data.parts[view[field]]; });
+  function unpack(half) {  // the page data, or the other scenarios' (their parts, pieces and rows continue the page's)
+    var from = half === data ? 0 : data.parts.length;
+    if (half !== data) ["parts", "pieces", "rows"].forEach(function (key) { data[key] = data[key].concat(half[key]); });
+    data.parts.slice(from).forEach(function (part) {  // a table names its rows by index in data.rows
+      if (part && part.rows) part.rows = part.rows.map(function (i) { return data.rows[i]; });
     });
-  });
+    Object.keys(half.figures).forEach(function (id) {
+      var fields = half.figures[id].views, views = half === data ? (data.figures[id].views = {}) : data.figures[id].views;
+      fields.keys.forEach(function (key, i) {  // the views come as a list per field
+        var view = views[key] = {};
+        Object.keys(fields).forEach(function (field) {
+          if (field !== "keys" && fields[field][i] !== null) view[field] = fields[field][i];
+        });
+        Object.keys(view.charts || {}).forEach(function (name) { view.charts[name] = chartPart(view.charts[name]); });
+        ["steps", "twins"].forEach(function (field) {
+          if (view[field]) view[field] = view[field].map(function (i) { return data.parts[i]; });
+        });
+        ["grid", "notice", "caption"].forEach(function (field) { if (view[field] !== undefined) view[field] = data.parts[view[field]]; });
+      });
+    });
+  }
+  unpack(data);
+
+  // ---- The other scenarios' views, loaded when first needed ------------------------------------
+  // The page holds the views it shows before the reader picks another scenario; the others' are in a
+  // script of their own (#lesson-data's data-more, named by its content: a classic script setting
+  // self.lessonMoreData, since a page read from disk may load a script but not fetch JSON). It is asked
+  // for when the browser is idle after the load or the reader comes to a figure, and at once when a
+  // state needs it. Until it is in, render() leaves every figure in the state it shows (no figure
+  // shows another scenario's controls beside the old one's chart); then it draws the state of that
+  // moment, whatever the reader did meanwhile.
+  var moreSrc = node.getAttribute("data-more"), more = moreSrc ? null : "in";  // null: not asked for; "loading"; "in"
+  var waiting = null;  // null, or whether the render waiting for them announces its state
+  function loadMore() {
+    if (more) return;
+    more = "loading";
+    var s = document.createElement("script");
+    s.src = moreSrc;
+    s.onload = function () {
+      var half = window.lessonMoreData;
+      window.lessonMoreData = undefined;
+      if (!half) { more = null; s.remove(); return; }
+      unpack(half);
+      more = "in";
+      if (waiting !== null) { var announce = waiting; waiting = null; render(announce); }
+    };
+    s.onerror = function () { more = null; s.remove(); };  // the figures keep their state; the next change retries
+    document.head.appendChild(s);
+  }
+  function shows() {  // whether every figure has its view of the state (else it waits for the other scenarios)
+    return more === "in" || figures.every(function (f) { return viewOf(f); });
+  }
+  if (moreSrc) {
+    window.addEventListener("load", function () {
+      if (window.requestIdleCallback) requestIdleCallback(loadMore, { timeout: 2000 }); else setTimeout(loadMore, 200);
+    });
+    ["pointerover", "focusin", "touchstart"].forEach(function (type) {
+      document.addEventListener(type, function (event) {
+        if (event.target.closest && event.target.closest("[data-figure]")) loadMore();
+      }, { passive: true });
+    });
+  }
+  // ---- (end of the other scenarios' views) -----------------------------------------------------
+
   var L = data.labels;
   var script = document.currentScript;
   var assets = (script && script.src || "").replace(/[^/]*$/, "");
@@ -259,6 +306,7 @@
     // Everything a reader sees of the state changes in this one task: the chart (as SVG, Plotly redraws
     // it when idle), its captions, and the tables and readouts too. A table left for later would show
     // the previous state beside the new caption for a frame or more (longer on a slow phone).
+    if (!shows()) { waiting = !!(waiting || announce); loadMore(); return; }  // the other scenarios' views: above
     draw();
     figures.forEach(function (f) {
       var view = viewOf(f), root = f.root;
