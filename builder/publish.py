@@ -84,8 +84,9 @@ SERVICE_WORKER = "sw.js"
 
 def service_worker(files: dict[str, bytes], templates: Path, languages: list[str], source: str) -> bytes:
     """sw.js for the site's root: templates/service-worker.js after a line with this build's content hash
-    (of every other file), the shell it keeps (every style sheet and script under assets/, each language's
-    list and offline page, the entry page) and the languages."""
+    (of every other file), the shell it keeps (every style sheet and script under assets/, the lessons'
+    other scenarios in assets/data/ among them, so a page kept offline shows every scenario; each
+    language's list and offline page, the entry page) and the languages."""
     version = hashlib.sha256()
     for rel in sorted(files):
         if rel != SERVICE_WORKER:

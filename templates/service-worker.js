@@ -1,7 +1,7 @@
 // The service worker: the site readable offline after one visit on http(s). The builder writes it to
 // the site's root as sw.js, after a line that sets BUILD (builder/publish.py, service_worker): the
 // build's content hash, the shell to keep (styles, scripts, the charting library, the search indexes,
-// the lesson lists, the offline pages), and the languages. The pages register it (assets/site.js),
+// each lesson's other scenarios (assets/data/), the lesson lists, the offline pages), and the languages. The pages register it (assets/site.js),
 // never over file://. No strings of its own.
 //
 // - install: keep the shell in a cache named by the build's hash; keep again, fresh, the pages the
@@ -9,7 +9,8 @@
 // - activate: delete every older cache of ours, and take control of open pages;
 // - a page: from the network, kept (with its other languages, so the switcher works offline); without
 //   a network the kept copy, else the offline page of its language;
-// - a file with a content hash in its name (the search indexes): from the cache, else the network;
+// - a file with a content hash in its name (the search indexes, the lessons' other scenarios): from the
+//   cache, else the network;
 // - the rest of the shell (site.css, lesson.js …, whose names stay the same from one version to the
 //   next): from the network while there is one, so that a page of a new version never runs with the
 //   scripts of an old one; else this version's copy;

@@ -682,6 +682,50 @@ def test_a_new_scenario_shows_everywhere_at_once_never_beside_the_old_one(site, 
     assert shown["svg"] == pytest.approx([e[1] for e in bars(s.traces["pre-on"], s.tracked, 3, True)[1::2]], abs=5e-3)
 
 
+FIGURES_SHOWN = """() => [...document.querySelectorAll('[data-figure]')].map(f => ({
+  id: f.id, state: f.getAttribute('data-state'), summary: [...f.querySelectorAll('[data-part="summary"]')].map(p => p.textContent).join('|'),
+  caption: (f.querySelector('[data-part="caption"]') || {}).textContent || null,
+  twins: [...f.querySelectorAll('[data-part="twins"] table, [data-part="grid"] table')].map(t => t.textContent),
+  svg: [...f.querySelectorAll('[data-part="chart"] .chart-svg')].map(s => s.outerHTML) }))"""
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_scenario_picked_before_its_views_arrive_shows_whole_when_they_do(site, open_page, lang):
+    """The other scenarios' views come in a script of their own (assets/data/…), here held back, from
+    file:// with every other request blocked: a pick, and a toggle after it, wait; meanwhile every figure
+    shows the state it showed, whole; when the script arrives, every figure shows the last state asked
+    for, exactly as a page opened at that state does."""
+    page = open_page("about:blank")
+    held = []
+    page.route("**/assets/data/*.js", lambda route: held.append(route))
+    page.goto(lesson_url(site, lang))
+    page.wait_for_load_state("load")
+    before = page.evaluate(FIGURES_SHOWN)
+    for _ in range(500):  # the script is asked for when the browser is idle after the load
+        if held:
+            break
+        page.wait_for_timeout(10)
+    assert len(held) == 1 and page.evaluate("() => !self.lessonMoreData")
+    page.locator('#depth-map input[value="money-bank"]').check()
+    page.locator('#depth-map [data-control="residual"]').click()
+    page.wait_for_timeout(100)
+    assert "scenario=money-bank" in page.url and "residual=off" in page.url  # the address says what was asked for
+    assert page.evaluate(FIGURES_SHOWN) == before  # no figure shows half of the new state, or a state before it
+    held[0].fallback()
+    wanted = ("scenario=money-bank", "residual=off")
+    for figure in ("depth-map", "attention", "meaning-path"):
+        if page.locator(f"#{figure}").count():
+            showing(page, figure, *wanted)
+    raced = page.evaluate(FIGURES_SHOWN)
+    direct = open_page(lesson_url(site, lang, fragment="#" + page.url.split("#")[1]))
+    for figure in ("depth-map", "attention"):
+        showing(direct, figure, *wanted)
+    assert raced == direct.evaluate(FIGURES_SHOWN)
+    assert raced != before and catalog(lang).pgettext("scenario", "money in the bank") in raced[0]["twins"][0]
+    assert page.locator('#attention input[value="money-bank"]').is_checked()
+    assert page.evaluate("document.querySelectorAll('script[src*=\"assets/data/\"]').length") == 1
+
+
 @pytest.mark.parametrize("lang", LANGS)
 def test_no_favourite_is_framed_when_the_weights_are_about_even(site, open_page, lang):
     """Block 3: bank's weights are 0.25, 0.26, 0.25, 0.24: noise, not a preference; block 1: river, 0.34."""

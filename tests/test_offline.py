@@ -108,6 +108,9 @@ def test_a_visited_site_reads_offline_and_offers_a_new_version(served, context):
     shell = json.loads(re.match(r"var BUILD = (.*);\n", (site / "sw.js").read_text(encoding="utf-8")).group(1))["shell"]
     assert {"assets/vendor/plotly-basic.min.js", "zh/offline.html", "ja/offline.html"} <= set(shell)
     assert any(re.fullmatch(r"assets/search-ja\.[0-9a-f]{12}\.js", path) for path in shell)
+    # each lesson's other scenarios (assets/data/<lang>-<slug>.<hash>.js), kept before any page asks for them
+    assert {lang for path in shell for lang in ("zh", "ja")
+            if re.fullmatch(rf"assets/data/{lang}-transformer-block\.[0-9a-f]{{12}}\.js", path)} == {"zh", "ja"}
     page.wait_for_function(KEPT, arg=[base + path for path in shell])
     names = page.evaluate("caches.keys()")
     version = json.loads(re.match(r"var BUILD = (.*);\n", (site / "sw.js").read_text(encoding="utf-8")).group(1))["version"]
@@ -124,6 +127,10 @@ def test_a_visited_site_reads_offline_and_offers_a_new_version(served, context):
     page.locator(".language-switcher a").click()  # the other language of a page read online
     page.wait_for_url(base + "ja/transformer-block.html*")
     assert title(page) == parse(site / "ja" / "transformer-block.html").css_first("h1").text()
+    # a page never opened online (kept with its translation): its other scenarios came with the shell
+    page.locator('#depth-map input[value="money-bank"]').check()
+    page.wait_for_function("() => (document.querySelector('#depth-map').getAttribute('data-state') || '').includes('scenario=money-bank')")
+    assert catalog("ja").pgettext("scenario", "money in the bank") in page.locator("#depth-map-twin caption").first.text_content()
     page.locator("#search-input").fill("残差")  # the index was kept with the shell
     page.wait_for_selector("#search-results [role=option]")
     assert page.locator("#search-results [role=option]").count() >= 2

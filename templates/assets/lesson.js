@@ -73,10 +73,14 @@
       unpack(half);
       more = "in";
       if (waiting !== null) { var announce = waiting; waiting = null; render(announce); }
+      shown.splice(0).forEach(function (work) { later(work); });  // after the redraws render() asked for
     };
     s.onerror = function () { more = null; s.remove(); };  // the figures keep their state; the next change retries
     document.head.appendChild(s);
   }
+  // What waits for every state's views (data-ready: the figures answer any state at once, drawn by Plotly).
+  var shown = [];
+  function whenShown(work) { if (more === "in") work(); else { shown.push(work); loadMore(); } }
   function shows() {  // whether every figure has its view of the state (else it waits for the other scenarios)
     return more === "in" || figures.every(function (f) { return viewOf(f); });
   }
@@ -543,7 +547,7 @@
     s.onload = function () {
       plotly = window.Plotly;
       draw();
-      later(function () { figures.forEach(function (f) { f.root.setAttribute("data-ready", "true"); }); }, "ready");
+      later(function () { whenShown(function () { figures.forEach(function (f) { f.root.setAttribute("data-ready", "true"); }); }); }, "ready");
     };
     s.onerror = function () { plotly = null; s.remove(); };  // the build-time chart stays; a later interaction retries
     document.head.appendChild(s);
