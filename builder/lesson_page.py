@@ -31,6 +31,7 @@ class Plan:
     base: str | None
     offline_link: bool
     listed: dict[str, list[str]]  # lang → slugs in list order
+    preview: bool = False  # the preview names a page's own assets without a hash: an edit rewrites them in place
     position: dict[str, dict[str, int]] = field(init=False)  # lang → slug → index in `listed`
 
     def __post_init__(self):
@@ -136,7 +137,7 @@ def render_unit(inputs, plan: Plan, slug: str) -> Unit:
             next=_neighbour(lessons, listed, index + 1, lang.code, source_lang),
         )
         try:
-            html, sections, assets = render_lesson(inputs, shown, lang, translations, page, anchors, slug)
+            html, sections, assets = render_lesson(inputs, shown, lang, translations, page, anchors, slug, plan.preview)
         except UserError as err:
             unit.pages[lang.code] = Page(None, err.problems, None)
             continue
@@ -171,10 +172,11 @@ def place_anchors(html: str, anchors: list[tuple[str, str | None]]) -> str:
 
 
 def render_lesson(inputs, lesson: Lesson, lang: Language, translations, page: dict,
-                  anchors: list[tuple[str, str | None]] = (), slug: str = "") -> tuple[str, list[Section], dict[str, bytes]]:
+                  anchors: list[tuple[str, str | None]] = (), slug: str = "",
+                  preview: bool = False) -> tuple[str, list[Section], dict[str, bytes]]:
     """Render one lesson page: its figures first, then its body around them, then the page. Return the
     page, its sections' text for search, and its own assets (the script with its figures' other
-    scenarios, named for `slug` and its content)."""
+    scenarios, named for `slug` and, unless `preview`, its content)."""
     shown_lang = page["content_lang"]
     scenarios = [inputs.scenarios[name] for name in lesson.scenarios if name in inputs.scenarios]
     if len(scenarios) != len(lesson.scenarios):
@@ -221,7 +223,7 @@ def render_lesson(inputs, lesson: Lesson, lang: Language, translations, page: di
         data, script = remembered(inputs, ("data", lang.code, tuple(lesson.figures), tuple(lesson.walkthrough),
                                            tuple(args.items()), labels), scenarios, serialised)
         if script:
-            more = more_name(lang.code, slug or lesson.slug, script)
+            more = more_name(lang.code, slug or lesson.slug, None if preview else script)
             assets[more] = script
     units = inputs.glossary.break_units(shown_lang.code)  # headings never break inside a term
     rendered = inputs.renderer.render(lesson.body, lesson.path, lesson.body_line, resolve, figures, shown_lang.code, units,
@@ -253,10 +255,13 @@ def render_lesson(inputs, lesson: Lesson, lang: Language, translations, page: di
     return html, page_sections(rendered.html, figures.values()), assets
 
 
-def more_name(lang: str, slug: str, script: bytes) -> str:
+def more_name(lang: str, slug: str, script: bytes | None) -> str:
     """The path from the site's root of a page's script with its figures' other scenarios, named by its
     content like the search index, so a browser or the service worker may keep it as long as it likes
-    and never serve a stale one."""
+    and never serve a stale one (without `script`, the preview's: by the page alone, so an edit
+    replaces it rather than leaving the old one beside it)."""
+    if script is None:
+        return f"assets/data/{lang}-{slug}.js"
     return f"assets/data/{lang}-{slug}.{hashlib.sha256(script).hexdigest()[:HASH_LENGTH]}.js"
 
 

@@ -50,7 +50,8 @@ def render_site(inputs, base_url: str | None, only: set[str] | None = None,
     slugs = all_slugs(lessons, source_lang)
     languages = config.languages
     base = (base_url.rstrip("/") + "/") if base_url else None
-    plan = Plan(base, offline_link, {lang.code: _lesson_list(lessons, lang.code, source_lang, slugs) for lang in languages})
+    plan = Plan(base, offline_link, {lang.code: _lesson_list(lessons, lang.code, source_lang, slugs) for lang in languages},
+                preview)
     units = [slug for slug in slugs if only is None or slug in only]
     written: set[str] = set()  # the pages given to on_pages, still holding the search index's placeholder
 

@@ -80,3 +80,23 @@ def test_a_figures_views_come_as_one_list_per_field_in_the_order_of_their_keys(s
         assert all(len(column) == len(keys) for column in views.values())
         assert all(isinstance(text, str) and text for text in views["summary"])
         assert "river-bank|on|3" in keys or "river-bank|on|1" in keys
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_other_scenarios_come_in_a_script_named_by_its_content(site, lang):
+    """The page holds the default scenario's views; the others' are in assets/data/<lang>-<slug>.<hash>.js,
+    named by a hash of its bytes (as the search index), so no cache can serve a stale one."""
+    import hashlib
+    import re
+
+    node = parse(site / lang / "transformer-block.html").css_first("#lesson-data")
+    match = re.fullmatch(rf"\.\./assets/data/{lang}-transformer-block\.([0-9a-f]{{12}})\.js", node.attributes["data-more"])
+    assert match
+    script = (site / lang / node.attributes["data-more"]).read_bytes()
+    assert hashlib.sha256(script).hexdigest()[:12] == match.group(1)
+    inline = json.loads(node.text())
+    for figure in inline["figures"].values():  # what the page shows before a click: the default scenario
+        assert {key.split("|")[figure["state"].index("scenario")] for key in figure["views"]["keys"]} == {"river-bank"}
+    assert len(inline["parts"]) < len(lesson_data(site / lang / "transformer-block.html")["parts"])
+    # a lesson whose figures have no scenario to pick has nothing to load
+    assert "data-more" not in parse(site / lang / "ffn-residual.html").css_first("#lesson-data").attributes
