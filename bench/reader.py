@@ -150,15 +150,23 @@ def measure_browser(site: Path) -> dict:
 
 def page_bytes(site: Path) -> dict[str, dict[str, int]]:
     """Each lesson page: its own bytes (HTML with its data, our CSS and JS that it loads, OWN_ASSETS:
-    not search.js, fetched only once the reader goes to search) and a first visit in all (its own bytes
-    and the charting library), gzip -9 as a static host would send them."""
+    not search.js, fetched only once the reader goes to search) and a first visit in all (its own bytes,
+    the charting library, and its figures' other scenarios, assets/data/…, which lesson.js fetches when
+    the browser is idle after the load: not the page's own, as the library is not), gzip -9 as a static
+    host would send them."""
+    import re
+
     own_assets = sum(gz((site / a).read_bytes()) for a in OWN_ASSETS)
     library = gz((site / LIBRARY).read_bytes())
     sizes = {}
     for page in sorted(site.glob("*/*.html")):
         if page.name not in NOT_LESSONS:
-            own = gz(page.read_bytes()) + own_assets
-            sizes[page.relative_to(site).as_posix()] = {"own": own, "first visit": own + library, "library": library}
+            html = page.read_bytes()
+            own = gz(html) + own_assets
+            more = re.search(rb'id="lesson-data" data-more="([^"]+)"', html)
+            scenarios = gz((page.parent / more.group(1).decode()).read_bytes()) if more else 0
+            sizes[page.relative_to(site).as_posix()] = {"own": own, "first visit": own + library + scenarios,
+                                                        "library": library, "scenarios": scenarios}
     return sizes
 
 
