@@ -153,6 +153,24 @@ def test_embedded_json_cannot_close_its_script(tmp_path, content_copy):
     assert all("alert" not in s.text() for s in tree.css("script:not([type])"))
 
 
+def test_the_other_scenarios_script_holds_content_only_as_json_data(tmp_path, content_copy):
+    """A scenario's words in assets/data/… (the views of a scenario the reader has not picked yet) are JSON
+    string data of one assignment, whatever they hold: the script runs nothing else."""
+    import re
+
+    scenario = content_copy / "scenarios" / "money-bank.toml"
+    evil = '"};alert(1);//</script>'
+    text = scenario.read_text(encoding="utf-8")
+    assert 'title = "money in the bank"' in text
+    scenario.write_text(text.replace('title = "money in the bank"', "title = " + json.dumps(evil)), encoding="utf-8")
+    out = build_site(content_copy, tmp_path / "dist")
+    more = parse(out / "zh" / "transformer-block.html").css_first("#lesson-data").attributes["data-more"]
+    script = (out / "zh" / more).read_text(encoding="utf-8")
+    match = re.fullmatch(r"self\.lessonMoreData=(\{.*\});\n", script, re.S)
+    assert match and "</script" not in script
+    assert evil in json.dumps(json.loads(match.group(1)), ensure_ascii=False)
+
+
 def test_third_language_needs_no_code_change(tmp_path, content_copy):
     (content_copy / "site.toml").write_text((content_copy / "site.toml").read_text(encoding="utf-8")
                                             + '\n[[languages]]\ncode = "ko"\nlocale = "ko"\nhtml_lang = "ko"\n', encoding="utf-8")
