@@ -1059,7 +1059,7 @@ def test_pre_norms_corrections_grow_slowly_while_its_stream_grows_fast():
 
 
 def test_after_the_final_norm_pre_norms_identity_closes_in_on_post_norms_block_by_block():
-    """ffn-residual's table: "through the final norm, it comes closer to post-norm block by block and the two are
+    """ffn-residual's table: "through the final norm, the later the block the closer it is to post-norm; the two are
     close at block 6" (review zh-8 1.3: in blocks 1-3 the two columns still differ)."""
     from builder.engine import norm
 
