@@ -951,7 +951,8 @@ def test_pre_norm_attention_trims_the_identity_from_block_3_while_the_ffn_adds_b
 
 
 def test_normalisation_makes_the_big_cuts_in_the_identity_in_both_orders():
-    """ffn-residual: "in both orders, what makes this dimension much smaller is the normalisation"."""
+    """ffn-residual: "what makes this dimension much smaller is, in pre-norm, the final norm; in post-norm, the
+    norm after each addition" (block 1 of post-norm the stated exception)."""
     from builder.engine import norm
 
     s = scenario("river-bank")
@@ -1061,6 +1062,7 @@ def test_pre_norms_corrections_grow_slowly_while_its_stream_grows_fast():
 def test_after_the_final_norm_pre_norms_identity_closes_in_on_post_norms_block_by_block():
     """ffn-residual's table: "through the final norm, the later the block the closer it is to post-norm; the two are
     close at block 6" (review zh-8 1.3: in blocks 1-3 the two columns still differ)."""
+
     from builder.engine import norm
 
     s = scenario("river-bank")
@@ -1072,10 +1074,44 @@ def test_after_the_final_norm_pre_norms_identity_closes_in_on_post_norms_block_b
     assert round(pre[-1], 1) == round(post[-1], 1) and round(pre[0], 1) != round(post[0], 1)
 
 
-@pytest.mark.parametrize("lang", ["zh"])  # ja joins once it mirrors review zh-8 (see notes/zh10-structure.md)
+@pytest.mark.parametrize("lang", ["zh", "ja"])
 def test_the_lessons_cite_the_zh8_claims_by_trace_reference(real_site, lang):
     """Block 2's row printed whole (the tie the figure shows), and money-bank's geography through block 1's two
     steps: 0.3, about 0.1 after attention, about 0.3 after the FFN."""
     refs = set(trace_values(real_site, lang, "transformer-block"))
     assert {"on:b2.attention weights", "money-bank/on:b0 geography", "money-bank/on:b1.attention.after geography",
             "money-bank/on:b1 geography"} <= refs
+
+
+# After the Japanese review ja-8: the figure rules the text now states as the code applies them.
+
+def test_a_cell_is_framed_only_when_its_printed_weight_leads_the_next_by_a_twentieth():
+    """transformer-block: "a frame only when the row's largest printed value beats the second by 1/20 or more":
+    in money-bank's block 1, money's own row prints 0.28 over 0.24 and is not framed; bank's, 0.33 over 0.23, is."""
+    from builder.figures.attention import lead
+
+    assert lead([0.30, 0.25, 0.25, 0.20]) == 0
+    assert lead([0.29, 0.25, 0.25, 0.21]) is None
+    s = scenario("money-bank")
+    weights = s.traces["pre-on"].steps[0].attention
+    assert lead(weights[s.tokens.index("money")]) is None
+    assert lead(weights[s.tracked]) == s.tokens.index("money")
+
+
+def test_the_spread_chart_numbers_a_mid_point_only_when_its_one_decimal_text_changes():
+    """transformer-block: "a point between sublayers gets a number only when its value to one decimal differs
+    from the point before" (review ja-8 2.1: with the residual on, block 1's attention point moves from 1.50 to
+    1.47 and is not numbered)."""
+    from builder.figures.depth_map import _spread_labels
+
+    class Ctx:
+        @staticmethod
+        def num(v, decimals=1):
+            return f"{v:.{decimals}f}"
+
+    s = scenario("river-bank")
+    on = s.traces["pre-on"]
+    values = [spread(s.x0)] + [spread(st.after) for st in on.steps[:2]]
+    assert values[1] != values[0] and f"{values[1]:.1f}" == f"{values[0]:.1f}"
+    assert _spread_labels([0, 0.5, 1], values, Ctx)["x"] == [0, 1]
+    assert _spread_labels([0, 0.5, 1], [1.5, 0.1, 0.0], Ctx)["x"] == [0, 0.5, 1]
