@@ -1115,3 +1115,46 @@ def test_the_spread_chart_numbers_a_mid_point_only_when_its_one_decimal_text_cha
     assert values[1] != values[0] and f"{values[1]:.1f}" == f"{values[0]:.1f}"
     assert _spread_labels([0, 0.5, 1], values, Ctx)["x"] == [0, 1]
     assert _spread_labels([0, 0.5, 1], [1.5, 0.1, 0.0], Ctx)["x"] == [0, 0.5, 1]
+
+
+def test_only_by_the_river_do_the_words_get_about_the_same_attention_correction():
+    """transformer-block: "在 by the river bank 里，各词从注意力得到的修正量几乎相同" (review ja-8 1.1): with money,
+    block 1's attention corrections differ by more than its FFN corrections do."""
+    def block_1_spreads(name):
+        steps = scenario(name).traces["pre-on"].steps
+        return spread(steps[0].delta), spread(steps[1].delta)
+
+    river_attention, _ = block_1_spreads("river-bank")
+    money_attention, money_ffn = block_1_spreads("money-bank")
+    assert river_attention < 0.1
+    assert money_attention > 0.4 and money_attention > money_ffn
+
+
+def test_pre_norms_identity_never_falls_block_by_block_and_drops_at_the_final_norm():
+    """ffn-residual: "pre-norm 一列从不下降……它只在末尾的归一化处变小" (review ja-8 2.3)."""
+    from builder.engine import norm
+
+    s = scenario("river-bank")
+    identity, t = s.dimensions.index("bank_identity"), s.tracked
+    outputs = s.traces["pre-on"].block_outputs()
+    column = np.concatenate([[s.x0[t, identity]], outputs[:, t, identity]])
+    assert np.all(np.diff(column) > 0)
+    assert all(norm(x)[t, identity] < x[t, identity] - 0.2 for x in outputs)
+
+
+def test_post_norm_lowers_the_identity_at_every_normalisation_but_the_one_after_block_1s_attention():
+    """ffn-residual: "post-norm 里它在每次相加之后的归一化处变小，只有块 1 注意力之后的那次反而让它变大"."""
+    s = scenario("river-bank")
+    identity, t = s.dimensions.index("bank_identity"), s.tracked
+    steps = s.traces["post-on"].steps
+    ratio = [st.after[t, identity] / (st.before + st.delta)[t, identity] for st in steps]  # the norm's factor
+    assert ratio[0] > 1.2
+    assert all(r < 0.85 for r in ratio[1:])  # each takes off more than a sixth of what the sum held
+
+
+def test_without_the_residual_from_block_3_every_word_has_the_same_value_vector():
+    """transformer-block: "值向量也就相同，加权平均就是这个共同的值向量" (review ja-8 1.3)."""
+    s = scenario("river-bank")
+    for st in s.traces["pre-off"].steps[4::2]:  # attention of blocks 3-6
+        values = st.normed @ s.weights.w_v
+        assert spread(values) < 0.01 * np.linalg.norm(values[s.tracked])
