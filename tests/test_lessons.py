@@ -1009,8 +1009,8 @@ def test_without_the_residual_money_banks_bank_is_nearly_home_after_one_block():
 
 
 def test_without_the_residual_attention_from_block_3_is_the_shared_vector_through_wv_and_wo():
-    """transformer-block: "the four words are nearly one vector, the weighted average is that vector, and attention
-    only multiplies its normalised copy by W_V, W_O: the length depends only on its direction"."""
+    """transformer-block: "the four words are nearly one vector, the weighted average is their shared value vector, and
+    attention only multiplies the shared vector's normalised copy by W_V, W_O: the length depends only on its direction"."""
     s = scenario("river-bank")
     w, steps = s.weights, s.traces["pre-off"].steps
     for st in steps[4::2]:  # attention of blocks 3-6
