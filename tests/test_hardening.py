@@ -183,9 +183,13 @@ LINKS = """() => [...document.querySelectorAll('a[href], link[href], script[src]
   .map(e => e.href || e.src).filter(u => !u.startsWith('data:'))"""
 
 
+class QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):  # a request the page makes after its test (an idle fetch) prints nothing
+        pass
+
+
 def serve_folder(folder: Path):
-    handler = partial(SimpleHTTPRequestHandler, directory=str(folder))
-    handler.log_message = lambda *a: None
+    handler = partial(QuietHandler, directory=str(folder))
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
