@@ -131,7 +131,7 @@ def test_one_block_points_the_same_way_but_the_lengths_differ(real_site):
 
 def test_attention_corrections_match_across_words_but_block_1_ffn_ones_do_not(real_site):
     """'各词从注意力得到的修正量几乎相同。各词的前馈网络修正量彼此之间的差别，块 1 里还不小，之后逐块缩小，
-    从块 2 起已不到残差流每个块增长的三分之一' (review zh-7 1.5: both sides are lengths of the stream)."""
+    从块 2 起已不到 bank 的残差流长度每个块增加量的三分之一' (review zh-7 1.5, zh-9 1.2: the growth is bank's length)."""
     s = scenario("river-bank")
     trace = s.traces["pre-on"]
 
@@ -196,6 +196,20 @@ def test_post_norm_sits_just_below_root_d_because_of_epsilon():
     s = scenario("river-bank")
     lengths = np.linalg.norm(s.traces["post-on"].block_outputs()[:, s.tracked], axis=-1)
     assert np.all(lengths < 2.0) and np.all(lengths > 2.0 - 1e-3)
+
+
+def test_post_norm_attention_barely_touches_the_identity_dimension_from_block_2():
+    """ffn-residual: '从块 2 起，注意力几乎不给 bank 身份维加修正量，相加以后标准差大于 1' (review zh-9 3.16):
+    post-norm, by the river bank, bank's attention correction on the identity dimension is under a tenth
+    of the one on geography, and the sum it is added to has a standard deviation above 1."""
+    s = scenario("river-bank")
+    dims = list(s.dimensions)
+    for step in s.traces["post-on"].steps:
+        if step.sublayer != "attention" or step.block < 2:
+            continue
+        delta = step.delta[s.tracked]
+        assert abs(delta[dims.index("bank_identity")]) < abs(delta[dims.index("geography")]) / 10
+        assert (step.before + step.delta)[s.tracked].std() > 1
 
 
 def test_post_norm_wears_down_the_bank_identity_dimension():
