@@ -198,6 +198,17 @@ def test_post_norm_sits_just_below_root_d_because_of_epsilon():
     assert np.all(lengths < 2.0) and np.all(lengths > 2.0 - 1e-3)
 
 
+def test_bank_starts_with_no_negative_dimension_and_later_has_some():
+    """transformer-block, after naming the four dimensions: '后面有些维度会取负值' (review zh-9 4.23):
+    bank's input has none below zero; by the river bank with the residual on, finance and the
+    function-word dimension are below zero after block 1."""
+    s = scenario("river-bank")
+    bank = bank_after_blocks("river-bank")
+    assert (bank[0] >= 0).all()
+    below = {s.dimensions[i] for i in np.flatnonzero(bank[1] < 0)}
+    assert below == {"finance", "function_word"}
+
+
 def test_post_norm_attention_barely_touches_the_identity_dimension_from_block_2():
     """ffn-residual: '从块 2 起，注意力几乎不给 bank 身份维加修正量，相加以后标准差大于 1' (review zh-9 3.16):
     post-norm, by the river bank, bank's attention correction on the identity dimension is under a tenth
