@@ -199,7 +199,7 @@ def test_post_norm_sits_just_below_root_d_because_of_epsilon():
 
 
 def test_bank_starts_with_no_negative_dimension_and_later_has_some():
-    """transformer-block, after naming the four dimensions: '后面有些维度会取负值' (review zh-9 4.23):
+    """transformer-block, after naming the four dimensions: '后面有的维度会变成负数' (review zh-9 4.23):
     bank's input has none below zero; by the river bank with the residual on, finance and the
     function-word dimension are below zero after block 1."""
     s = scenario("river-bank")
