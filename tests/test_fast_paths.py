@@ -184,7 +184,7 @@ def test_preview_reports_a_broken_edit_then_recovers(preview):
     edit(lesson, " {#next}", "")
     assert preview.rebuild({lesson}).startswith("build failed")
     assert any("ffn-residual.md" in error and "stable id" in error for error in preview.errors)
-    edit(lesson, "## 复习", "## 复习 {#next}")
+    edit(lesson, "## 下一步", "## 下一步 {#next}")
     assert preview.rebuild({lesson}).startswith("rebuilt")
     assert preview.errors == []
 

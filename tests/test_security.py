@@ -217,7 +217,7 @@ def test_killed_builds_never_leave_a_partial_site_or_leftovers(tmp_path, content
     out = tmp_path / "dist"
     build_site(content_copy, out)
     old = tree_digest(out)
-    edit(content_copy / "zh" / "ffn-residual.md", "## 复习 {#next}", "## 复习 {#next}\n\n新的一句。")
+    edit(content_copy / "zh" / "ffn-residual.md", "## 下一步 {#next}", "## 下一步 {#next}\n\n新的一句。")
     subprocess.run(build_command(content_copy, tmp_path / "new"), cwd=ROOT, check=True)
     new = tree_digest(tmp_path / "new")
     assert new != old
@@ -271,7 +271,7 @@ def test_where_exchange_is_unavailable_two_renames_replace_the_site(tmp_path, co
 
     monkeypatch.setattr(output, "_exchange", lambda a, b: False)
     out = build_site(content_copy, tmp_path / "dist")
-    edit(content_copy / "zh" / "ffn-residual.md", "## 复习 {#next}", "## 复习 {#next}\n\n新的一句。")
+    edit(content_copy / "zh" / "ffn-residual.md", "## 下一步 {#next}", "## 下一步 {#next}\n\n新的一句。")
     build_site(content_copy, out)
     assert "新的一句" in (out / "zh" / "ffn-residual.html").read_text(encoding="utf-8")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["content", "dist"]
@@ -314,7 +314,7 @@ def test_an_output_folder_that_is_a_link_stays_a_link(tmp_path, content_copy):
     link = tmp_path / "dist"
     link.symlink_to(real)
     build_site(content_copy, link)
-    edit(content_copy / "zh" / "ffn-residual.md", "## 复习 {#next}", "## 复习 {#next}\n\n新的一句。")
+    edit(content_copy / "zh" / "ffn-residual.md", "## 下一步 {#next}", "## 下一步 {#next}\n\n新的一句。")
     build_site(content_copy, link)
     assert link.is_symlink() and Path(os.readlink(link)) == real
     assert "新的一句" in (real / "zh" / "ffn-residual.html").read_text(encoding="utf-8")
