@@ -1183,3 +1183,53 @@ def test_without_the_residual_from_block_3_every_word_has_the_same_value_vector(
     for st in s.traces["pre-off"].steps[4::2]:  # attention of blocks 3-6
         values = st.normed @ s.weights.w_v
         assert spread(values) < 0.01 * np.linalg.norm(values[s.tracked])
+
+
+def _block_1_attention_of_bank(name):
+    s = scenario(name)
+    step = s.traces["pre-on"].steps[0]
+    return s, step, step.normed @ s.weights.w_v @ s.weights.w_o
+
+
+def test_by_the_river_even_weights_give_bank_almost_the_same_block_1_correction():
+    """Walkthrough step 2: "if all four weights were a quarter, the correction would be almost the same"
+    (review ja-9 1.1): the lean to river is not what moves bank towards geography."""
+    s, step, values = _block_1_attention_of_bank("river-bank")
+    even = np.full(len(s.tokens), 1 / len(s.tokens)) @ values
+    actual = step.delta[s.tracked]
+    assert np.linalg.norm(actual - even) < 0.1 * np.linalg.norm(actual)
+
+
+def test_by_the_river_every_value_vector_after_w_o_is_largest_in_geography():
+    """Step 2: "after W_O every word's value vector is largest in geography, so wherever bank looks it moves
+    towards geography": any weighted average of them then raises geography above every other dimension."""
+    s, _, values = _block_1_attention_of_bank("river-bank")
+    geography = s.dimensions.index("geography")
+    assert np.all(values.argmax(axis=1) == geography) and np.all(values[:, geography] > 0)
+
+
+def test_without_the_residual_every_sublayer_reads_a_vector_of_about_one_length():
+    """"Each sublayer reads a normalised vector of almost the same length" (review ja-9 1.2)."""
+    s = scenario("river-bank")
+    lengths = [np.linalg.norm(step.normed, axis=1) for step in s.traces["pre-off"].steps]
+    assert np.ptp(np.concatenate(lengths)) < 0.01
+
+
+def test_without_the_residual_the_same_attention_gives_outputs_of_different_lengths():
+    """"How long the output is depends on the parameters and on where the vectors read point", not on the
+    parameters alone: the same attention gives bank a short output in block 2 and a long one in block 4."""
+    s = scenario("river-bank")
+    attention = [step.delta[s.tracked] for step in s.traces["pre-off"].steps[0::2]]
+    assert np.linalg.norm(attention[3]) > 3 * np.linalg.norm(attention[1])
+
+
+def test_the_ffn_computes_each_position_on_its_own():
+    """ffn-residual: "each position can be computed alone, its result independent of the other positions"
+    (review ja-9 1.3): the FFN of one row equals that row of the FFN of the whole matrix."""
+    from builder.engine import ffn
+
+    s = scenario("river-bank")
+    x = s.traces["pre-on"].steps[1].normed
+    together = ffn(x, s.weights)
+    for i in range(len(x)):
+        np.testing.assert_allclose(ffn(x[i : i + 1], s.weights)[0], together[i], atol=1e-12)
