@@ -1111,7 +1111,8 @@ def test_the_lessons_cite_the_zh8_claims_by_trace_reference(real_site, lang):
 # After the Japanese review ja-8: the figure rules the text now states as the code applies them.
 
 def test_a_cell_is_framed_only_when_its_printed_weight_leads_the_next_by_a_twentieth():
-    """transformer-block: "a frame only when the row's largest printed value beats the second by 1/20 or more":
+    """transformer-block: "a frame only when the row's largest printed value is larger than the second by 5/100 or
+    more" (ja: 「100 分の 5 以上大きい」, an absolute difference):
     in money-bank's block 1, money's own row prints 0.28 over 0.24 and is not framed; bank's, 0.33 over 0.23, is."""
     from builder.figures.attention import lead
 
