@@ -104,19 +104,7 @@ def test_the_lessons_tables_fit_a_phone_without_scrolling_sideways(real_site, op
 @pytest.mark.browser
 def test_the_japanese_title_wraps_between_the_parts_of_its_long_term_on_a_phone(real_site, open_page):
     page = open_page((real_site / "ja" / "ffn-residual.html").as_uri(), viewport={"width": 390, "height": 800})
-    lines = page.locator("article h1").evaluate("""h => {
-      const range = document.createRange(), tops = [];
-      let text = '';
-      for (const node of [...h.childNodes].filter(n => n.nodeType === 3)) {
-        for (let i = 0; i < node.data.length; i++) {
-          range.setStart(node, i); range.setEnd(node, i + 1);
-          const top = Math.round(range.getBoundingClientRect().top);
-          if (tops.length && top !== tops[tops.length - 1]) text += '\\n';
-          tops.push(top); text += node.data[i];
-        }
-      }
-      return text.split('\\n');
-    }""")
+    lines = page.locator("article h1").evaluate(LINES_OF)
     assert len(lines) > 1 and lines[0] == "フィードフォワード", lines
 
 
