@@ -6,7 +6,8 @@ translator can move a reference anywhere within a sentence. The grammar is in bu
 Examples: `{{on:b0}}`, `{{on:b1.attention}}`, `{{on:b1.ffn.after}}`, `{{off:b6 length}}`,
 `{{on:b0-3 geography}}` → 0.3 → 1.3 → 2.3 → 3.4, `{{off:b2 spread}}`, `{{off:b1.attention.after spread}}`,
 `{{money-bank/on:b3 finance}}`, `{{on:b6.final bank_identity}}` (after the stack's final norm) → 0.2.
-Figures print to one decimal; attention weights to two (`{{on:b1.attention weights}}`: the tracked word's row).
+Figures print to one decimal; attention weights and cosines to two (`{{on:b1.attention weights}}`: the tracked
+word's row); `:.2` after a reference asks for two (`{{on:b1.ffn.after geography:.2}}` → 0.35).
 """
 
 from __future__ import annotations
@@ -34,14 +35,19 @@ class TraceValues:
     def _number(self, value: float, decimals: int = 1) -> str:
         return f"{value:.{decimals}f}" if self.locale is None else format_number(value, self.locale, decimals)
 
-    def _vector(self, values) -> str:
-        return "[" + ", ".join(self._number(v) for v in values) + "]" if self.locale is None else format_vector(values, self.locale)
+    def _vector(self, values, decimals: int = 1) -> str:
+        if self.locale is None:
+            return "[" + ", ".join(self._number(v, decimals) for v in values) + "]"
+        return format_vector(values, self.locale, decimals)
 
     def resolve(self, text: str) -> tuple[str, str | None]:
         """Return (the value as text, None), or ("", why the reference is wrong)."""
         ref = parse_ref(text)
         if isinstance(ref, str):
             return "", ref
+
+        def digits(default: int = 1) -> int:  # the reference's `:.N`, or the field's own precision
+            return default if ref.decimals is None else ref.decimals
         name = ref.scenario or self.default
         scenario = self.scenarios.get(name)
         if scenario is None:
@@ -66,7 +72,7 @@ class TraceValues:
                 return "", f"unknown field {field!r} in {{{{{text}}}}} ({known})"
             if not all(np.isfinite(values)):
                 return "", f"{{{{{text}}}}} has no finite value in this scenario"
-            return SERIES_ARROW.join(self._number(v) for v in values), None
+            return SERIES_ARROW.join(self._number(v, digits(2 if field == "cosine" else 1)) for v in values), None
         if ref.sublayer:
             step = trace.steps[2 * (ref.first - 1) + (0 if ref.sublayer == "attention" else 1)]
             if field in ("top", "weight", "weights"):
@@ -74,16 +80,20 @@ class TraceValues:
                     return "", f"{field!r} needs an attention step in {{{{{text}}}}}"
                 row = step.attention[t]
                 if field == "weights":  # the whole row, in the sentence's word order, to two decimals like `weight`
-                    return "[" + ", ".join(self._number(w, 2) for w in row) + "]", None
+                    return "[" + ", ".join(self._number(w, digits(2)) for w in row) + "]", None
                 best = int(np.argmax(row))
-                return (scenario.tokens[best], None) if field == "top" else (self._number(row[best], 2), None)
-            if field == "cosine" or (field == "spread" and ref.part == "delta"):
-                return "", (f"{field!r} is measured on the stream after whole blocks, e.g. {{{{{ref.run}:b{ref.first} {field}}}}}"
-                            + (f" (or {{{{{ref.run}:b{ref.first}.{ref.sublayer}.after spread}}}})" if field == "spread" else ""))
-            if field == "spread":  # every token's stream right after (or before) this one sublayer
-                stream = {"after": step.after, "before": step.before}[ref.part]
-                return self._number(_spread(stream), 1), None
-            vector = {"delta": step.delta, "after": step.after, "before": step.before}[ref.part][t]
+                return (scenario.tokens[best], None) if field == "top" else (self._number(row[best], digits(2)), None)
+            if field == "cosine":
+                return "", f"'cosine' is measured on the stream after whole blocks, e.g. {{{{{ref.run}:b{ref.first} cosine}}}}"
+            if ref.part == "values" and field not in (None, "length", "spread", *dims):
+                return "", f"field {field!r} has no value for value vectors in {{{{{text}}}}} (use {', '.join(dims)}, length or spread)"
+            # every token's: the stream before or after this one sublayer, its corrections, or the value vectors
+            # after W_O that attention averages (its corrections are weighted means of these)
+            rows = {"delta": step.delta, "after": step.after, "before": step.before,
+                    "values": step.normed @ scenario.weights.w_v @ scenario.weights.w_o}[ref.part]
+            if field == "spread":
+                return self._number(_spread(rows), digits()), None
+            vector = rows[t]
             if field == "correction" and ref.part == "delta":
                 return "", f"'correction' needs a stream: add .after or .before in {{{{{text}}}}}"
             block = None
@@ -92,7 +102,7 @@ class TraceValues:
                 return "", f"{field!r} needs an attention step, e.g. {{{{{ref.run}:b{max(ref.first, 1)}.attention {field}}}}}"
             vector, block = self._stream(trace, t, ref.first), ref.first
         if field is None:
-            return self._vector(vector), None
+            return self._vector(vector, digits()), None
         if field == "cosine" and block is not None and not self._has_direction(scenario, ref.run, block):
             return "", (f"'cosine' has no value in {{{{{text}}}}}: the tracked word's vector is zero there, so it has "
                         "no direction (give the scenario's vectors a length, or print `length` instead)")
@@ -101,7 +111,7 @@ class TraceValues:
             return "", f"unknown field {field!r} in {{{{{text}}}}} ({known})"
         if not np.isfinite(value):
             return "", f"{{{{{text}}}}} has no finite value in this scenario"
-        return self._number(value, 2 if field == "cosine" else 1), None
+        return self._number(value, digits(2 if field == "cosine" else 1)), None
 
     def _after_final_norm(self, scenario: Scenario, ref: Ref) -> tuple[str, str | None]:
         """`bN.final`: the stream after block N through the stack's final norm (LayerNorm, γ = 1, β = 0), as the
@@ -113,8 +123,9 @@ class TraceValues:
         if ref.first == 0:
             return "", f"{{{{{text}}}}}: the final norm comes after a block; use b1.final to b{trace.depth}.final"
         stream = norm(trace.block_outputs()[ref.first - 1])  # (T, D): every token, for `spread`
+        digits = 1 if ref.decimals is None else ref.decimals
         if ref.field is None:
-            return self._vector(stream[t]), None
+            return self._vector(stream[t], digits), None
         if ref.field in dims:
             value = float(stream[t, dims.index(ref.field)])
         elif ref.field == "length":
@@ -126,7 +137,7 @@ class TraceValues:
                         f"(use {', '.join(dims)}, length or spread)")
         if not np.isfinite(value):
             return "", f"{{{{{text}}}}} has no finite value in this scenario"
-        return self._number(value), None
+        return self._number(value, digits), None
 
     def _has_direction(self, scenario: Scenario, run: str, block: int) -> bool:
         """Whether both vectors a cosine compares are long enough to have a direction."""

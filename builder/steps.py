@@ -11,7 +11,7 @@ Walkthrough steps (front matter `walkthrough = [...]`):
     bN.ffn          block N's feed-forward sublayer
     sum             the stream as x₀ plus every correction so far
 
-Trace references (`{{...}}` in lesson text): `[SCENARIO/]RUN:SELECTION [FIELD]`
+Trace references (`{{...}}` in lesson text): `[SCENARIO/]RUN:SELECTION [FIELD][:.DIGITS]`
 
     SCENARIO   a scenario the lesson names (front matter `scenarios`); default: its `scenario`
     RUN        on (pre-norm, residual on) | off (pre-norm, residual off) | post (post-norm)
@@ -19,6 +19,7 @@ Trace references (`{{...}}` in lesson text): `[SCENARIO/]RUN:SELECTION [FIELD]`
                bN                 the stream after block N (1-6)
                bN.attention       block N's attention step: its correction Δ (default) ...
                bN.ffn             ... or, with `.after` / `.before`, the stream after / before it
+               bN.attention.values  the value vectors after W_O: what block N's attention averages
                bN.final           the stream after block N put through the stack's final norm, as if the
                                   stack ended there (`final_norm` in the lesson's code); on and off only
                bA-B               a series over blocks A..B (A may be 0, the input); needs a FIELD
@@ -27,13 +28,17 @@ Trace references (`{{...}}` in lesson text): `[SCENARIO/]RUN:SELECTION [FIELD]`
                length             the vector's length ‖x‖
                correction         the cumulative correction ‖x − x₀‖
                spread             the largest distance between any two tokens' vectors (every token); after
-                                  a block, after / before one sublayer (`b1.attention.after spread`), or
-                                  after the final norm (`b6.final spread`)
+                                  a block, after / before one sublayer (`b1.attention.after spread`), after
+                                  the final norm (`b6.final spread`), between the corrections of one
+                                  sublayer (`b1.attention spread`) or between the value vectors it averages
+                                  (`b1.attention.values spread`)
                cosine             cos of the angle between this run's vector and the `on` run's
                top                (attention steps) the word the tracked token attends to most
                weight             (attention steps) the tracked token's largest attention weight
                weights            (attention steps) the tracked token's whole row of weights, in token order
-               After `bN.final` only the whole vector, a dimension key, `length` and `spread` have a value.
+               After `bN.final` and `.values` only the whole vector, a dimension key, `length` and `spread`
+               have a value.
+    :.DIGITS   decimals to print, 0-3 (default: 1; 2 for `weight`, `weights` and `cosine`): `{{on:b1 finance:.2}}`
 """
 
 from __future__ import annotations
@@ -42,14 +47,15 @@ import re
 from dataclasses import dataclass
 
 MAX_BLOCK = 6
+MAX_DECIMALS = 3
 SUBLAYERS = ("attention", "ffn")
 RUNS = {"on": "pre-on", "off": "pre-off", "post": "post-on"}  # names in the text → runs of the trace JSON
 FIELDS = ("length", "correction", "spread", "cosine", "top", "weight", "weights")  # besides the dimension keys
 STEP = re.compile(r"input|sum|b(?P<block>[1-6])(?:\.(?P<sublayer>attention|ffn))?")
 REF = re.compile(
     r"(?:(?P<scenario>[a-z0-9][a-z0-9-]*)/)?(?P<run>[a-z]+):b(?P<a>\d)"
-    r"(?:-(?P<b>\d)|\.(?P<sub>attention|ffn)(?:\.(?P<part>delta|after|before))?|\.(?P<final>final))?"
-    r"(?:\s+(?P<field>[a-z_]+))?"
+    r"(?:-(?P<b>\d)|\.(?P<sub>attention|ffn)(?:\.(?P<part>delta|after|before|values))?|\.(?P<final>final))?"
+    r"(?:\s+(?P<field>[a-z_]+))?(?:\s*:\.(?P<decimals>\d))?"
 )
 
 
@@ -94,9 +100,10 @@ class Ref:
     first: int
     last: int | None  # a series bA-B
     sublayer: str | None
-    part: str  # delta, after or before (sublayer selections)
+    part: str  # delta, after, before or values (sublayer selections)
     field: str | None
     final: bool = False  # bN.final: after the stack's final norm
+    decimals: int | None = None  # `:.2`; None: the field's own
 
 
 def parse_ref(text: str) -> Ref | str:
@@ -113,6 +120,12 @@ def parse_ref(text: str) -> Ref | str:
                 f"({REF_HELP})")
     if match["run"] not in RUNS:
         return f"unknown run {match['run']!r} in {{{{{text}}}}} (use on, off or post)"
+    if match["decimals"] is not None and int(match["decimals"]) > MAX_DECIMALS:
+        return (f"{{{{{text}}}}} asks for {match['decimals']} decimals: print at most {MAX_DECIMALS} (the figures show one "
+                "or two; more digits say nothing a reader can compare)")
+    if match["part"] == "values" and match["sub"] != "attention":
+        return f"{{{{{text}}}}}: only attention averages value vectors; write bN.attention.values"
     return Ref(text=" ".join(text.split()), scenario=match["scenario"], run=match["run"], first=int(match["a"]),
                last=int(match["b"]) if match["b"] is not None else None, sublayer=match["sub"],
-               part=match["part"] or "delta", field=match["field"], final=match["final"] is not None)
+               part=match["part"] or "delta", field=match["field"], final=match["final"] is not None,
+               decimals=int(match["decimals"]) if match["decimals"] is not None else None)

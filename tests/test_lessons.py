@@ -1234,3 +1234,38 @@ def test_the_ffn_computes_each_position_on_its_own():
     together = ffn(x, s.weights)
     for i in range(len(x)):
         np.testing.assert_allclose(ffn(x[i : i + 1], s.weights)[0], together[i], atol=1e-12)
+
+
+def test_a_reference_asks_for_two_decimals_where_one_would_mislead():
+    """Without the residual bank ends at finance 0.35: at one decimal it reads as the 0.4 gridline it sits under."""
+    from builder.references import TraceValues
+
+    s = scenario("river-bank")
+    finance = s.traces["pre-off"].block_outputs()[5][s.tracked, s.dimensions.index("finance")]
+    values = TraceValues({"river-bank": s}, "river-bank", None)
+    assert values.resolve("off:b6 finance") == (f"{finance:.1f}", None) == ("0.4", None)
+    assert values.resolve("off:b6 finance:.2") == (f"{finance:.2f}", None) == ("0.35", None)
+    assert values.resolve("on:b1.attention weight:.3")[0] == f"{s.traces['pre-on'].steps[0].attention[s.tracked].max():.3f}"
+    assert values.resolve("on:b0-2 finance:.2")[0].count(".") == 3 and len(values.resolve("on:b0-2 finance:.2")[0].split(" → ")[0]) == 4
+    value, problem = values.resolve("on:b1 finance:.7")
+    assert value == "" and "at most 3" in problem
+
+
+def test_the_value_vectors_references_are_what_attention_averages():
+    """`bN.attention.values`: the value vectors after W_O; the attention step's correction is their weighted
+    mean by the attention row, and `bN.attention spread` is the spread of those means."""
+    from builder.references import TraceValues
+
+    s = scenario("money-bank")
+    step, w = s.traces["pre-off"].steps[0], s.weights
+    values_after_wo = step.normed @ w.w_v @ w.w_o
+    np.testing.assert_allclose(step.attention @ values_after_wo, step.delta, atol=1e-12)
+    values = TraceValues({"money-bank": s}, "money-bank", None)
+    assert values.resolve("off:b1.attention.values spread:.2") == (f"{spread(values_after_wo):.2f}", None)
+    assert values.resolve("off:b1.attention spread:.2") == (f"{spread(step.delta):.2f}", None)
+    assert values.resolve("off:b1.attention.values")[0] == "[" + ", ".join(f"{v:.1f}" for v in values_after_wo[s.tracked]) + "]"
+    for ref, why in [("off:b1.ffn.values spread", "only attention averages value vectors"),
+                     ("off:b1.attention.values correction", "no value for value vectors"),
+                     ("off:b1.attention cosine", "measured on the stream after whole blocks")]:
+        value, problem = values.resolve(ref)
+        assert value == "" and why in problem, (ref, problem)
