@@ -147,6 +147,16 @@ def test_residual_off_adds_a_close_up_of_where_the_paths_stay_at_one_scale_for_e
         assert width - m["l"] - m["r"] == main_width  # as wide as the chart above: `times` larger on screen too
 
 
+def test_the_close_ups_corner_is_a_labelled_tick_on_both_axes():
+    """Each axis of the close-up begins and ends on a tick it labels: a window that starts a hair short of
+    −0.2 would leave the corner unlabelled and the 0.0 gridline floating above the axis line."""
+    zoom = views()["river-bank|off|6"]["charts"]["zoom"]
+    for axis in ("x", "y"):
+        lo, hi = zoom[axis]["range"]
+        ticks = [tick[0] for tick in zoom[axis]["ticks"]]
+        assert ticks[0] == pytest.approx(lo, abs=1e-9) and ticks[-1] == pytest.approx(hi, abs=1e-9), (axis, lo, hi, ticks)
+
+
 def test_the_close_up_labels_the_collapse_once_and_outlines_only_the_steps_point():
     zoom = views()["money-bank|off|6"]["charts"]["zoom"]
     labels, = [m for m in zoom["marks"] if m["type"] == "text"]

@@ -22,6 +22,8 @@ and the legend says from which block they sit on one point.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from builder.figures import FOLDER, FigureContext, FigureKind, N_, view_key
@@ -144,9 +146,24 @@ def _close_up(paths, x_axis, y_axis) -> dict | None:
     x_span = main_span / times
     y_span = max(x_span / CLOSE_UP_SHAPE, need[1])
     centre = (lo + hi) / 2
-    x = _axis(centre[0] - x_span / 2, centre[0] + x_span / 2)
-    y = _axis(centre[1] - y_span / 2, centre[1] + y_span / 2)
+    x = _axis(*_on_ticks(centre[0] - x_span / 2, x_span, lo[0], hi[0]))
+    y = _axis(*_on_ticks(centre[1] - y_span / 2, y_span, lo[1], hi[1]))
     return {"times": times, "x": x, "y": y, "frame": _frame(x[1] - x[0], y[1] - y[0])}
+
+
+def _on_ticks(start: float, span: float, lo: float, hi: float) -> tuple[float, float]:
+    """The window [start, start + span] with both ends on labelled ticks, so its corner reads as a round
+    number (not −0.1997, a hair short of the −0.2 tick and so unlabelled, with the 0.0 gridline floating
+    above the axis): moved by under half a tick if the points lo..hi keep a tenth of the window clear on
+    both sides, else widened out to the ticks around it."""
+    _, _, ticks = nice_range(start, start + span)
+    step = ticks[1] - ticks[0]
+    snapped = round(round(start / step) * step, 10) + 0.0
+    margin = span / 10
+    if snapped + margin <= lo and hi <= snapped + span - margin:
+        return snapped, snapped + span
+    first, last = math.floor(start / step + 1e-3), math.ceil((start + span) / step - 1e-3)
+    return round(first * step, 10) + 0.0, round(last * step, 10) + 0.0
 
 
 def views(ctx: FigureContext) -> dict[str, dict]:
