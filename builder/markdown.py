@@ -605,9 +605,13 @@ class LessonRenderer:
         return self.md.renderer.renderToken(tokens, idx, options, env)
 
     def _open_cell(self, tokens, idx, options, env):
-        # A table's first column names its rows: it breaks between phrases only, like a heading.
-        env["in_heading"] = idx > 0 and tokens[idx - 1].type == "tr_open"
-        return self.md.renderer.renderToken(tokens, idx, options, env)
+        # A table's first column names its rows: it breaks between phrases only, like a heading, and is marked
+        # up as the row's header, so a screen reader announces it with every cell of the row (and every data
+        # cell has a header: axe's td-has-header, which Lighthouse runs, fails a corner-less first column).
+        first = idx > 0 and tokens[idx - 1].type == "tr_open"
+        env["in_heading"] = env["row_header"] = first
+        html_ = self.md.renderer.renderToken(tokens, idx, options, env)
+        return html_.replace("<td", '<th scope="row"', 1) if first else html_
 
     @staticmethod
     def _empty_header(tokens, idx, step):
@@ -625,8 +629,11 @@ class LessonRenderer:
         return html_.replace("</th", "</td", 1) if self._empty_header(tokens, idx, -1) else html_
 
     def _close_cell(self, tokens, idx, options, env):
-        env["in_heading"] = False
-        return self.md.renderer.renderToken(tokens, idx, options, env)
+        html_ = self.md.renderer.renderToken(tokens, idx, options, env)
+        if env.get("row_header"):
+            html_ = html_.replace("</td", "</th", 1)
+        env["in_heading"] = env["row_header"] = False
+        return html_
 
     def _render_text(self, tokens, idx, options, env):
         # Headings and row names break between phrases only (builder/typesetting.py); other text as markdown-it would.

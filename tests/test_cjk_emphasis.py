@@ -107,3 +107,12 @@ def test_an_empty_table_corner_is_a_plain_cell_and_named_headers_stay_headers():
     html = LessonRenderer().md.render("|  | pre-norm |\n|---|---|\n| 位置 | 子层之前 |\n")
     assert "<td></td>" in html and "<th></th>" not in html  # a header with nothing to name is not a header
     assert "<th>pre-norm</th>" in html
+
+
+def test_a_tables_first_column_names_its_rows_as_row_headers():
+    """Every data cell has a header a screen reader can announce with it (axe's td-has-header): the column's,
+    and the row's name in the first column."""
+    html = LessonRenderer().md.render("|  | 没有残差连接 | 有残差连接 |\n|---|---|---|\n| 反向传播 | 越传越小 | 恒等路径 |\n"
+                                      "| 子层的任务 | 代替 | 修正 |\n")
+    assert html.count('<th scope="row">') == 2 and html.count("<td>") == 1 + 4  # the corner, and the data cells
+    assert '<th scope="row">反向' in html and "</th>\n<td>越传越小</td>" in html
