@@ -132,7 +132,7 @@ def test_one_block_points_the_same_way_but_the_lengths_differ(real_site):
 
 def test_attention_corrections_match_across_words_but_block_1_ffn_ones_do_not(real_site):
     """'各词从注意力得到的修正量几乎相同。各词的前馈网络修正量彼此之间的差别，块 1 里还不小，之后逐块缩小，
-    从块 2 起已不到 bank 的残差流长度每个块增加量的三分之一' (review zh-7 1.5, zh-9 1.2: the growth is bank's length)."""
+    从块 2 起还不到 bank 的残差流长度每块增长量的三分之一' (review zh-7 1.5, zh-9 1.2: the growth is bank's length)."""
     s = scenario("river-bank")
     trace = s.traces["pre-on"]
 
