@@ -158,6 +158,8 @@ def _on_ticks(start: float, span: float, lo: float, hi: float) -> tuple[float, f
     both sides, else widened out to the ticks around it."""
     _, _, ticks = nice_range(start, start + span)
     step = ticks[1] - ticks[0]
+    if not step < span:  # a window too small for its own ticks (nice_range's one-unit fallback): leave it
+        return start, start + span
     snapped = round(round(start / step) * step, 10) + 0.0
     margin = span / 10
     if snapped + margin <= lo and hi <= snapped + span - margin:
