@@ -54,3 +54,15 @@ def test_every_frame_is_decided_on_the_printed_weights(lang):
             if leads:
                 assert round(float(printed[grid["top"][i]]) * 100) == hundredths[0], (key, printed)
             assert seen.setdefault(printed, grid["top"][i]) == grid["top"][i], (key, printed)
+
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_grid_caption_breaks_between_phrases_like_the_figures_labels(lang):
+    """The caption of a table is only as wide as the table, so on a phone it wraps. It is set like the figure's
+    labels (typesetting.label_breaks, with CSS keep-all): breaks between phrases, none inside a word; a Chinese
+    label breaks only at its spaces and punctuation, so the gloss 河岸边 stays whole (it broke as 河岸|边)."""
+    caption = views(lang)["river-bank|on|1"]["grid"]["caption"]
+    assert "\u200b" in caption  # break opportunities between phrases
+    if lang == "zh":
+        assert "（河岸边）" in caption

@@ -118,7 +118,8 @@ def round_chart(chart: dict) -> None:
 
 def set_labels(view: dict, label) -> None:
     """Set a view's labels with `label` (typesetting.label_breaks): legend entries, chart titles, table
-    headers and row names, the caption of a walkthrough step's attention weights, so on a phone they break
+    headers and row names, the captions of the attention table and of a walkthrough step's attention weights
+    (a table's caption is only as wide as its table), so they break
     between phrases, never inside a word or before a lone symbol. Sentences (captions, summaries) and the
     drawings' own text are left as they are."""
     for chart in view.get("charts", {}).values():
@@ -129,6 +130,8 @@ def set_labels(view: dict, label) -> None:
     for table in view.get("twins", []):
         table["columns"] = [label(c) for c in table["columns"]]
         table["rows"] = [[label(row[0])] + row[1:] for row in table["rows"]]
+    if "grid" in view:  # the attention table's caption is as wide as the table: it breaks between phrases only
+        view["grid"]["caption"] = label(view["grid"]["caption"])
     for readout in view.get("steps", []):
         readout["corner"] = label(readout["corner"])
         readout["columns"] = [label(c) for c in readout["columns"]]
