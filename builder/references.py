@@ -85,12 +85,13 @@ class TraceValues:
                 return (scenario.tokens[best], None) if field == "top" else (self._number(row[best], digits(2)), None)
             if field == "cosine":
                 return "", f"'cosine' is measured on the stream after whole blocks, e.g. {{{{{ref.run}:b{ref.first} cosine}}}}"
-            if ref.part == "values" and field not in (None, "length", "spread", *dims):
+            if ref.part in ("values", "uniform") and field not in (None, "length", "spread", *dims):
                 return "", f"field {field!r} has no value for value vectors in {{{{{text}}}}} (use {', '.join(dims)}, length or spread)"
             # every token's: the stream before or after this one sublayer, its corrections, or the value vectors
             # after W_O that attention averages (its corrections are weighted means of these)
-            rows = {"delta": step.delta, "after": step.after, "before": step.before,
-                    "values": step.normed @ scenario.weights.w_v @ scenario.weights.w_o}[ref.part]
+            values = step.normed @ scenario.weights.w_v @ scenario.weights.w_o if step.attention is not None else None
+            rows = {"delta": step.delta, "after": step.after, "before": step.before, "values": values,
+                    "uniform": None if values is None else np.broadcast_to(values.mean(axis=0), values.shape)}[ref.part]
             if field == "spread":
                 return self._number(_spread(rows), digits()), None
             vector = rows[t]

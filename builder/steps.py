@@ -20,6 +20,8 @@ Trace references (`{{...}}` in lesson text): `[SCENARIO/]RUN:SELECTION [FIELD][:
                bN.attention       block N's attention step: its correction Δ (default) ...
                bN.ffn             ... or, with `.after` / `.before`, the stream after / before it
                bN.attention.values  the value vectors after W_O: what block N's attention averages
+               bN.attention.uniform  the correction block N's attention would add with every weight equal (1/T):
+                                  the plain mean of those value vectors, to compare with the real one
                bN.final           the stream after block N put through the stack's final norm, as if the
                                   stack ended there (`final_norm` in the lesson's code); on and off only
                bA-B               a series over blocks A..B (A may be 0, the input); needs a FIELD
@@ -36,7 +38,7 @@ Trace references (`{{...}}` in lesson text): `[SCENARIO/]RUN:SELECTION [FIELD][:
                top                (attention steps) the word the tracked token attends to most
                weight             (attention steps) the tracked token's largest attention weight
                weights            (attention steps) the tracked token's whole row of weights, in token order
-               After `bN.final` and `.values` only the whole vector, a dimension key, `length` and `spread`
+               After `bN.final`, `.values` and `.uniform` only the whole vector, a dimension key, `length` and `spread`
                have a value.
     :.DIGITS   decimals to print, 0-3 (default: 1; 2 for `weight`, `weights` and `cosine`): `{{on:b1 finance:.2}}`
 """
@@ -54,7 +56,7 @@ FIELDS = ("length", "correction", "spread", "cosine", "top", "weight", "weights"
 STEP = re.compile(r"input|sum|b(?P<block>[1-6])(?:\.(?P<sublayer>attention|ffn))?")
 REF = re.compile(
     r"(?:(?P<scenario>[a-z0-9][a-z0-9-]*)/)?(?P<run>[a-z]+):b(?P<a>\d)"
-    r"(?:-(?P<b>\d)|\.(?P<sub>attention|ffn)(?:\.(?P<part>delta|after|before|values))?|\.(?P<final>final))?"
+    r"(?:-(?P<b>\d)|\.(?P<sub>attention|ffn)(?:\.(?P<part>delta|after|before|values|uniform))?|\.(?P<final>final))?"
     r"(?:\s+(?P<field>[a-z_]+))?(?:\s*:\.(?P<decimals>\d))?"
 )
 
@@ -100,7 +102,7 @@ class Ref:
     first: int
     last: int | None  # a series bA-B
     sublayer: str | None
-    part: str  # delta, after, before or values (sublayer selections)
+    part: str  # delta, after, before, values or uniform (sublayer selections)
     field: str | None
     final: bool = False  # bN.final: after the stack's final norm
     decimals: int | None = None  # `:.2`; None: the field's own
@@ -123,8 +125,8 @@ def parse_ref(text: str) -> Ref | str:
     if match["decimals"] is not None and int(match["decimals"]) > MAX_DECIMALS:
         return (f"{{{{{text}}}}} asks for {match['decimals']} decimals: print at most {MAX_DECIMALS} (the figures show one "
                 "or two; more digits say nothing a reader can compare)")
-    if match["part"] == "values" and match["sub"] != "attention":
-        return f"{{{{{text}}}}}: only attention averages value vectors; write bN.attention.values"
+    if match["part"] in ("values", "uniform") and match["sub"] != "attention":
+        return f"{{{{{text}}}}}: only attention averages value vectors; write bN.attention.{match['part']}"
     return Ref(text=" ".join(text.split()), scenario=match["scenario"], run=match["run"], first=int(match["a"]),
                last=int(match["b"]) if match["b"] is not None else None, sublayer=match["sub"],
                part=match["part"] or "delta", field=match["field"], final=match["final"] is not None,

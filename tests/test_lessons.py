@@ -1372,3 +1372,21 @@ def test_without_the_residual_the_words_agree_bit_for_bit_from_block_3_with_this
         x = ffn(norm(attention(norm(x))))
         identical.append(bool(np.all(x == x[0])))
     assert identical == [False, False, False, True]
+
+
+def test_the_uniform_reference_is_the_correction_attention_would_add_with_equal_weights():
+    """`bN.attention.uniform`: with every weight 1/T, attention adds the plain mean of the value vectors after
+    W_O; by the river bank that is almost the real correction, with money in the bank it is not."""
+    from builder.references import TraceValues
+
+    for name, close in (("river-bank", True), ("money-bank", False)):
+        s = scenario(name)
+        step, w = s.traces["pre-on"].steps[0], s.weights
+        even = np.full_like(step.attention, 1 / len(s.tokens)) @ (step.normed @ w.w_v @ w.w_o)
+        values = TraceValues({name: s}, name, None)
+        assert values.resolve("on:b1.attention.uniform:.2")[0] == "[" + ", ".join(f"{v:.2f}" for v in even[s.tracked]) + "]"
+        geography = s.dimensions.index("geography")
+        assert values.resolve("on:b1.attention.uniform geography:.2") == (f"{even[s.tracked, geography]:.2f}", None)
+        assert bool(np.linalg.norm(even[s.tracked] - step.delta[s.tracked]) < 0.1) is close
+    value, problem = TraceValues({"river-bank": scenario("river-bank")}, "river-bank", None).resolve("on:b1.ffn.uniform")
+    assert value == "" and "only attention averages value vectors" in problem
