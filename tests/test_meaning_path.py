@@ -243,3 +243,15 @@ def test_with_the_residual_off_every_step_is_marked_in_the_close_up_or_else_in_t
     attention = every["river-bank|off|3"]["charts"]["main"]["highlights"][1]
     assert attention[2] == "ringed"  # a dot and a ring around it: at that scale the dot alone is a speck
     assert attention[:2] == pytest.approx(river.traces["pre-off"].steps[0].after[river.tracked][:2], abs=5e-3)
+
+
+def test_the_collapse_label_writes_its_block_range_as_the_catalog_says():
+    """"2–6" in the source; Japanese writes ranges with 〜 (the lesson text does), so the label is the catalog's."""
+    from builder.figures.page import figure_views
+    from builder.i18n import Language, compile_catalog, read_catalog
+
+    translations = compile_catalog(read_catalog(CONTENT / "ja" / "messages.po", "ja"))
+    view = figure_views("meaning-path", Language(code="ja", locale="ja", html_lang="ja"), translations, list(scenarios()),
+                        ["input", "b1.attention", "b2", "sum"], ("geography", "finance"))["money-bank|off|6"]
+    labels, = [m for m in view["charts"]["zoom"]["marks"] if m["type"] == "text"]
+    assert labels["text"] == ["x₀", "2〜6"]

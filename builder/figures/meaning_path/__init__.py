@@ -61,6 +61,8 @@ LABELS = {
     "meets": N_("%(titles)s, on the same point as the picked sentence from block %(n)s on (the rings around its dots)"),
     "zoom_title": N_("Close-up: the dashed rectangle enlarged %(times)s times"),
     "zoom_area": N_("Dashed rectangle: the area of the close-up below"),
+    # Translators: a point's label when blocks first to last all end on it (the collapse), e.g. "3–6". Japanese "3〜6".
+    "block_range": N_("%(first)s–%(last)s"),
     # Translators: the residual-off caption, then caption_zoom. Chinese and Japanese need no space between them.
     "caption_with_zoom": N_("%(caption)s %(zoom)s"),
     "caption_zoom": N_("The paths stay so close to x₀ that this chart shows them as one small blot; the close-up "
@@ -243,7 +245,7 @@ def _view(ctx: FigureContext, scenario, groups, paths, halfway, residual, depth,
         return {"type": "text", "class": "value", "optional": True, "gap": POINT_OUTLINE / 2 + 2,
                 "x": [round(float(mine[a][0]), 4) for a, _ in runs],
                 "y": [round(float(mine[a][1]), 4) for a, _ in runs],
-                "text": ["x₀" if a == 0 else str(a) if a == b else f"{a}–{b}" for a, b in runs]}
+                "text": ["x₀" if a == 0 else str(a) if a == b else ctx.t("block_range", first=a, last=b) for a, b in runs]}
 
     def meets(group, span):
         """The block from which this path sits on the picked one to the end, or None."""
