@@ -1390,3 +1390,42 @@ def test_the_uniform_reference_is_the_correction_attention_would_add_with_equal_
         assert bool(np.linalg.norm(even[s.tracked] - step.delta[s.tracked]) < 0.1) is close
     value, problem = TraceValues({"river-bank": scenario("river-bank")}, "river-bank", None).resolve("on:b1.ffn.uniform")
     assert value == "" and "only attention averages value vectors" in problem
+
+
+# The sentences rewritten after review round 14 (zh-14, ja-14), checked against the engine.
+
+def test_without_the_residual_bank_coincides_with_river_though_raw_identity_values_mislead():
+    """"关掉以后，四个词已是同一个向量，bank 和 river 读出来完全一样"; the raw bank-identity values (on, off) are
+    not compared directly: "两个向量的长度相差太远" (7.9 against 0.4)."""
+    s = scenario("river-bank")
+    river = s.tokens.index("river")
+    for depth in (3, 6):
+        off = s.traces["pre-off"].block_outputs()[depth - 1]
+        assert np.array_equal(off[s.tracked], off[river])
+    on, off = s.traces["pre-on"].block_outputs()[5], s.traces["pre-off"].block_outputs()[5]
+    assert np.linalg.norm(on[s.tracked]) > 15 * np.linalg.norm(off[s.tracked])
+
+
+def test_block_1_rows_by_and_the_give_river_less_than_a_quarter_bank_more_river_about_even():
+    s = scenario("river-bank")
+    a = s.traces["pre-on"].steps[0].attention
+    by, the, river, bank = (s.tokens.index(w) for w in ("by", "the", "river", "bank"))
+    assert np.array_equal(np.round(a[by], 2), np.round(a[the], 2))
+    assert a[by, river] < 0.25 and a[the, river] < 0.25 and a[bank, river] > 0.25
+    assert np.abs(a[river] - 0.25).max() < 0.02  # "river 那一行几乎平均"
+
+
+def test_the_stream_keeps_growing_because_the_blocks_corrections_point_alike():
+    """"残差流才可能越来越长（本例中各块的修正量方向相近，所以一直在长）"."""
+    outs = bank_after_blocks("river-bank")
+    d = np.diff(outs, axis=0)
+    cos = [d[i] @ d[i + 1] / np.linalg.norm(d[i]) / np.linalg.norm(d[i + 1]) for i in range(len(d) - 1)]
+    assert min(cos) > 0.95
+    assert np.all(np.diff(np.linalg.norm(outs, axis=1)) > 0)
+
+
+def test_equal_weights_give_almost_the_same_block_1_attention_correction():
+    s = scenario("river-bank")
+    step = s.traces["pre-on"].steps[0]
+    uniform = (step.normed @ s.weights.w_v @ s.weights.w_o).mean(axis=0)
+    assert np.abs(uniform - step.delta[s.tracked]).max() < 0.05
