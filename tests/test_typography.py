@@ -144,7 +144,8 @@ def test_printed_output_keeps_its_columns_with_cjk_text(real_site, open_page, la
             checked += 1
         if slug == "transformer-block":  # the rows of twelve blocks: the number and the "[" under each other
             rows = page.locator("article pre.output").first.evaluate(MONOSPACE_GRID)["chars"]
-            blocks = {r[0] for r in rows if r[2] == "["}  # a block's row prints bank's vector; the spreads' first line none
+            first_line = min(r[0] for r in rows)  # the spreads and the equal-weights correction, before the blocks' rows
+            blocks = {r[0] for r in rows if r[2] == "[" and r[0] != first_line}  # a block's row prints bank's vector
             assert len(blocks) == 12
             for first in (str.isdigit, "[".__eq__):  # the first digit of each row (its block) and its first "["
                 lefts = {min(x for n, _, c, x, _ in rows if n == line and first(c)) for line in blocks}
