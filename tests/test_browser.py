@@ -1352,7 +1352,7 @@ def test_with_the_residual_off_a_close_up_shows_both_paths_where_they_stay(site,
     legend = zoom.locator(".chart-legend li").all_text_contents()
     assert shown(legend[1]).endswith(label(lang, "meaning-path", "meets", titles="", n=3))
     texts = zoom.locator("text.value" if not plotly else ".annotation-text").all_text_contents()
-    assert "x₀" in texts and "2–6" in texts  # the end of the collapse, labelled once
+    assert "x₀" in texts and label(lang, "meaning-path", "block_range", first=2, last=6) in texts  # the collapse's end, once
     found = page.evaluate(MARK_COLOURS, '#meaning-path [data-chart="zoom"]')
     check_marks_against_legend(found["plotly" if plotly else "svg"], found["legend"], found["bg"])
     found = page.evaluate(MARK_COLOURS, '#meaning-path [data-chart="main"]')
