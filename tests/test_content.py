@@ -16,7 +16,8 @@ from conftest import ROOT, build_site, parse, trace_values
 TRANSFORMER_SECTIONS = ["two-updates", "unrolled-sum", "walkthrough", "second-sense", "residual-off", "why-residuals", "norm-vs-skip",
                         "edge-cases", "mistakes", "reproduce", "scope", "self-check"]  # and the reader's own recomputation, and questions to check oneself
 FFN_SECTIONS = ["position-wise-ffn", "why-expand", "per-position", "residual", "why-residual", "layernorm",
-                "layernorm-vs-batchnorm", "pre-vs-post", "assemble", "division-of-labour", "summary", "reproduce", "next"]
+                "layernorm-vs-batchnorm", "pre-vs-post", "assemble", "division-of-labour", "summary", "reproduce", "next",
+                "references"]
 
 # The seeds' figures, as the lesson prints them (one decimal, U+2212 minus).
 SEED_FIGURES = {
