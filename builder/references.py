@@ -45,9 +45,6 @@ class TraceValues:
         ref = parse_ref(text)
         if isinstance(ref, str):
             return "", ref
-
-        def digits(default: int = 1) -> int:  # the reference's `:.N`, or the field's own precision
-            return default if ref.decimals is None else ref.decimals
         name = ref.scenario or self.default
         scenario = self.scenarios.get(name)
         if scenario is None:
@@ -72,7 +69,7 @@ class TraceValues:
                 return "", f"unknown field {field!r} in {{{{{text}}}}} ({known})"
             if not all(np.isfinite(values)):
                 return "", f"{{{{{text}}}}} has no finite value in this scenario"
-            return SERIES_ARROW.join(self._number(v, digits(2 if field == "cosine" else 1)) for v in values), None
+            return SERIES_ARROW.join(self._number(v, ref.digits(2 if field == "cosine" else 1)) for v in values), None
         if ref.sublayer:
             step = trace.steps[2 * (ref.first - 1) + (0 if ref.sublayer == "attention" else 1)]
             if field in ("top", "weight", "weights"):
@@ -80,9 +77,9 @@ class TraceValues:
                     return "", f"{field!r} needs an attention step in {{{{{text}}}}}"
                 row = step.attention[t]
                 if field == "weights":  # the whole row, in the sentence's word order, to two decimals like `weight`
-                    return "[" + ", ".join(self._number(w, digits(2)) for w in row) + "]", None
+                    return "[" + ", ".join(self._number(w, ref.digits(2)) for w in row) + "]", None
                 best = int(np.argmax(row))
-                return (scenario.tokens[best], None) if field == "top" else (self._number(row[best], digits(2)), None)
+                return (scenario.tokens[best], None) if field == "top" else (self._number(row[best], ref.digits(2)), None)
             if field == "cosine":
                 return "", f"'cosine' is measured on the stream after whole blocks, e.g. {{{{{ref.run}:b{ref.first} cosine}}}}"
             if ref.part in ("values", "uniform") and field not in (None, "length", "spread", *dims):
@@ -93,7 +90,7 @@ class TraceValues:
             rows = {"delta": step.delta, "after": step.after, "before": step.before, "values": values,
                     "uniform": None if values is None else np.broadcast_to(values.mean(axis=0), values.shape)}[ref.part]
             if field == "spread":
-                return self._number(_spread(rows), digits()), None
+                return self._number(_spread(rows), ref.digits()), None
             vector = rows[t]
             if field == "correction" and ref.part == "delta":
                 return "", f"'correction' needs a stream: add .after or .before in {{{{{text}}}}}"
@@ -103,7 +100,7 @@ class TraceValues:
                 return "", f"{field!r} needs an attention step, e.g. {{{{{ref.run}:b{max(ref.first, 1)}.attention {field}}}}}"
             vector, block = self._stream(trace, t, ref.first), ref.first
         if field is None:
-            return self._vector(vector, digits()), None
+            return self._vector(vector, ref.digits()), None
         if field == "cosine" and block is not None and not self._has_direction(scenario, ref.run, block):
             return "", (f"'cosine' has no value in {{{{{text}}}}}: the tracked word's vector is zero there, so it has "
                         "no direction (give the scenario's vectors a length, or print `length` instead)")
@@ -112,7 +109,7 @@ class TraceValues:
             return "", f"unknown field {field!r} in {{{{{text}}}}} ({known})"
         if not np.isfinite(value):
             return "", f"{{{{{text}}}}} has no finite value in this scenario"
-        return self._number(value, digits(2 if field == "cosine" else 1)), None
+        return self._number(value, ref.digits(2 if field == "cosine" else 1)), None
 
     def _after_final_norm(self, scenario: Scenario, ref: Ref) -> tuple[str, str | None]:
         """`bN.final`: the stream after block N through the stack's final norm (LayerNorm, γ = 1, β = 0), as the
@@ -124,9 +121,8 @@ class TraceValues:
         if ref.first == 0:
             return "", f"{{{{{text}}}}}: the final norm comes after a block; use b1.final to b{trace.depth}.final"
         stream = norm(trace.block_outputs()[ref.first - 1])  # (T, D): every token, for `spread`
-        digits = 1 if ref.decimals is None else ref.decimals
         if ref.field is None:
-            return self._vector(stream[t], digits), None
+            return self._vector(stream[t], ref.digits()), None
         if ref.field in dims:
             value = float(stream[t, dims.index(ref.field)])
         elif ref.field == "length":
@@ -138,7 +134,7 @@ class TraceValues:
                         f"(use {', '.join(dims)}, length or spread)")
         if not np.isfinite(value):
             return "", f"{{{{{text}}}}} has no finite value in this scenario"
-        return self._number(value, digits), None
+        return self._number(value, ref.digits()), None
 
     def _has_direction(self, scenario: Scenario, run: str, block: int) -> bool:
         """Whether both vectors a cosine compares are long enough to have a direction."""

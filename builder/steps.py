@@ -107,6 +107,10 @@ class Ref:
     final: bool = False  # bN.final: after the stack's final norm
     decimals: int | None = None  # `:.2`; None: the field's own
 
+    def digits(self, default: int = 1) -> int:
+        """How many decimals to print: the reference's `:.N`, or the field's own precision."""
+        return default if self.decimals is None else self.decimals
+
 
 def parse_ref(text: str) -> Ref | str:
     """Parse a trace reference; return the Ref, or why it is not one."""
