@@ -58,7 +58,7 @@ HEADING_ID = re.compile(r"\{#([a-z][a-z0-9-]*)\}")
 ALIAS_NOTE = re.compile(r"\[([^\[\]\n]+)\]\{alias\}")
 ESCAPED_DELIMITER = re.compile(r"\\[*_]")  # `\*\*` is meant to be seen
 LITERAL_DECIMAL = re.compile(r"(?<![\w.])[−-]?\d+\.\d+")
-CONTAINERS = ("diagram", "walkthrough", "interactive", "aside")
+CONTAINERS = ("diagram", "walkthrough", "interactive", "aside", "details")
 FENCE_LANG = re.compile(r"^ {0,3}(?:```|~~~)[ \t]*([\w+-]+)", re.M)
 OUTPUT = "output"  # the language of a fence that shows what the code block before it prints
 OUTPUT_REF = re.compile(r"\{\{(.*?)\}\}")
@@ -429,7 +429,7 @@ class LessonRenderer:
         tokens = out.tokens
         source_lines = body.split("\n") or [""]
         in_walkthrough = False
-        in_aside = 0
+        in_note: list[str] = []  # the open `::: aside` / `::: details` around this token
         walk_depth = 0
         deep = False
         last_fence = None  # the language of the latest fenced block, for output blocks
@@ -441,9 +441,9 @@ class LessonRenderer:
             if token.type == "heading_open":
                 inline = tokens[i + 1]
                 level = int(token.tag[1])
-                if in_aside:  # a section inside a note would split the note, and its title is its heading
-                    out.problems.append(Problem(path, line, "a heading inside `::: aside`: an aside's title is "
-                                                            "its heading; close the aside with `:::` first"))
+                if in_note:  # a section inside a note would split the note, and its title is its heading
+                    out.problems.append(Problem(path, line, f"a heading inside `::: {in_note[-1]}`: its title is "
+                                                            f"its heading; close the {in_note[-1]} with `:::` first"))
                 if level == 1:
                     out.problems.append(Problem(path, line, "use ## for sections: the title comes from the front matter"))
                 last = inline.children[-1] if inline.children else None
@@ -459,10 +459,10 @@ class LessonRenderer:
                 token.attrSet("id", anchor)
                 out.sections.append((level, anchor, inline.content, line))
                 out.headings.append((token.tag, anchor, line))
-            elif token.type == "container_aside_open":
-                in_aside += 1
-            elif token.type == "container_aside_close":
-                in_aside -= 1
+            elif token.type in ("container_aside_open", "container_details_open"):
+                in_note.append(token.type.split("_")[1])
+            elif token.type in ("container_aside_close", "container_details_close") and in_note:
+                in_note.pop()
             elif token.type == "container_walkthrough_open":
                 in_walkthrough, walk_depth = True, 0
                 out.walkthrough_line = line
@@ -663,6 +663,17 @@ class LessonRenderer:
 
     def _close_aside(self, tokens, idx, options, env):
         return '</aside>\n'
+
+    def _open_details(self, tokens, idx, options, env):
+        # Folded until the reader opens it (a self-check's answers): the summary is the title, the browser's own
+        # disclosure widget, so it works by keyboard and screen reader and without scripts. Printing opens it (site.js).
+        title = tokens[idx].info.strip()[len("details"):].strip()
+        if not title:
+            env["out"].problems.append(Problem(env["path"], tokens[idx].meta["line"], "a fold needs a title: `::: details Title`"))
+        return f'<details class="fold">\n<summary>{html.escape(title)}</summary>\n'
+
+    def _close_details(self, tokens, idx, options, env):
+        return '</details>\n'
 
     def _render_figure_ref(self, tokens, idx, options, env):
         token = tokens[idx]

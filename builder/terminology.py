@@ -192,11 +192,11 @@ def check_lesson(glossary: Glossary, lang: str, path: Path, meta_lines: dict[str
 
 def prose_of(tokens: list):
     """Yield (text, line) for every piece of prose in a parsed lesson body: text inside paragraphs,
-    headings, lists, tables and links, diagram captions and aside titles. Code, math, trace values and alias notes are
+    headings, lists, tables and links, diagram captions, aside and fold titles. Code, math, trace values and alias notes are
     tokens of other types, so they are never yielded."""
     for token in tokens:
         line = token.meta.get("line", 1) if token.meta else 1
-        if token.type in ("container_diagram_open", "container_aside_open"):
+        if token.type in ("container_diagram_open", "container_aside_open", "container_details_open"):
             yield token.info.strip().split(" ", 1)[-1].strip() if " " in token.info.strip() else "", line
         elif token.type == "inline":
             breaks = 0

@@ -67,3 +67,47 @@ def test_a_heading_inside_an_aside_is_reported_with_its_line(tmp_path):
     line = append(path, "::: aside 说明\n一段话。\n\n### 小节 {#inner}\n:::\n")
     problems = problems_of(content, tmp_path / "dist")
     assert any(p.startswith(f"{path}:{line + 3}: a heading inside `::: aside`") for p in problems), problems
+
+
+FOLD = {"zh": "::: details 参考<b>答案</b>\n1. 只在**注意力**里。\n:::\n", "ja": "::: details <b>答え</b>\n1. **アテンション**だけです。\n:::\n"}
+
+
+@pytest.fixture(scope="module")
+def fold_site(tmp_path_factory):
+    root = tmp_path_factory.mktemp("folds")
+    content = copy_fixture(root / "content")
+    for lang, text in FOLD.items():
+        append(content / lang / "transformer-block.md", text)
+    return build_site(content, root / "dist")
+
+
+@pytest.mark.parametrize("lang", ["zh", "ja"])
+def test_a_fold_is_closed_until_the_reader_opens_it_and_its_title_is_the_summary(fold_site, lang):
+    page = parse(fold_site / lang / "transformer-block.html")
+    fold = page.css_first("article details.fold")
+    assert fold is not None and "open" not in fold.attributes  # the answers wait until asked for
+    assert fold.css_first("summary").text() == FOLD[lang].split("\n")[0].removeprefix("::: details ")  # escaped
+    assert fold.css_first("li strong") is not None
+    assert "<b>" not in fold.html
+
+
+def test_the_search_index_holds_a_folds_words(fold_site):
+    from test_search import index_of
+
+    index = index_of(fold_site, "zh")
+    assert any("只在注意力里" in section[3] for section in index["sections"])
+
+
+def test_a_fold_without_a_title_names_its_file_and_line(tmp_path):
+    content = copy_fixture(tmp_path / "content")
+    path = content / "ja" / "transformer-block.md"
+    line = append(path, "::: details\n答え。\n:::\n")
+    assert problems_of(content, tmp_path / "dist") == [f"{path}:{line}: a fold needs a title: `::: details Title`"]
+
+
+def test_a_heading_inside_a_fold_is_reported_with_its_line(tmp_path):
+    content = copy_fixture(tmp_path / "content")
+    path = content / "zh" / "transformer-block.md"
+    line = append(path, "::: details 答案\n一段话。\n\n### 小节 {#inner}\n:::\n")
+    problems = problems_of(content, tmp_path / "dist")
+    assert any(p.startswith(f"{path}:{line + 3}: a heading inside `::: details`") for p in problems), problems

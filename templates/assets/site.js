@@ -40,6 +40,19 @@
     });
   }
 
+  // Paper has no disclosure widget: a closed fold (a self-check's answers) prints open, and closes again after.
+  var foldsOpened = [];
+  window.addEventListener("beforeprint", function () {
+    foldsOpened = Array.prototype.filter.call(document.querySelectorAll("details.fold:not([open])"), function (fold) {
+      fold.open = true;
+      return true;
+    });
+  });
+  window.addEventListener("afterprint", function () {
+    foldsOpened.forEach(function (fold) { fold.open = false; });
+    foldsOpened = [];
+  });
+
   // The search box's script (assets/search.js) loads only when the reader goes to search: the box
   // gets focus, or `/` is pressed (it focuses the box). A script of the site's own, as the index is:
   // it loads over file:// and under the Content-Security-Policy. What the reader types meanwhile
