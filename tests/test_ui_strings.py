@@ -175,3 +175,17 @@ def test_lists_and_the_step_after_a_summary_take_the_catalogs_punctuation(lang):
     assert sep and ";" not in sep
     with_step = translations.gettext("%(summary)s %(step)s") % {"summary": "。", "step": "x"}
     assert with_step == "。x"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_norm_compare_caption_names_the_word_and_its_sentence(site, lang):
+    """The page has no sentence picker: a reader who starts at the figure learns from its caption which word of
+    which sentence the lines follow."""
+    import tomllib
+
+    from conftest import FIXTURE
+
+    scenario = tomllib.loads((FIXTURE / "scenarios" / "river-bank.toml").read_text(encoding="utf-8"))
+    caption = parse(site / lang / "ffn-residual.html").css_first('#norm-compare [data-part="caption"]').text()
+    assert " ".join(scenario["tokens"]) in caption
+    assert ("「%s」" if lang == "ja" else "“%s”") % scenario["tracked"] in caption

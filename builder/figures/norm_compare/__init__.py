@@ -18,8 +18,10 @@ DODGE = 0.025
 
 LABELS = {
     "title": N_("Pre-norm and post-norm compared"),
-    "caption": N_("The same block and weights, stacked 1 to 6 deep: how long the tracked word's vector is after "
-                  "each block."),
+    # The caption names the word and its sentence: the page has no sentence picker, and a reader who starts at
+    # the figure should not have to find them in the text.
+    "caption": N_("The same block and weights, stacked 1 to 6 deep: how long the vector of “%(token)s” in %(sentence)s "
+                  "is after each block."),
     "axis_x": N_("Block"),
     "axis_y": N_("Stream length ‖x‖"),
     "pre": N_("Pre-norm"),
@@ -76,7 +78,8 @@ def views(ctx: FigureContext) -> dict[str, dict]:
                     "rows": [[ctx.block(b), ctx.num(a), ctx.num(p)] for b, a, p in zip(blocks, pre, post)]}
             state = {"scenario": scenario.name, "depth": depth}
             out[view_key(state, KIND.state)] = {"charts": {"main": chart}, "twins": [twin], "summary": summary,
-                                                "caption": ctx.t("caption"), "steps": []}
+                                                "caption": ctx.t("caption", token=scenario.tokens[t], sentence=ctx.sentence(scenario)),
+                                                "steps": []}
     return out
 
 
