@@ -1480,8 +1480,9 @@ Y_TITLE = """(sel) => {
     top = Math.min(...[...svg.querySelectorAll('.grid')].map(g => g.getBoundingClientRect().top));
   }
   if (!title) return null;
+  const legend = root.querySelector('.chart-legend');
   return { text: title.textContent, box: rect(title), top: top, chart: [box.left, box.top, box.right, box.bottom],
-           size: parseFloat(getComputedStyle(title).fontSize) }; }"""
+           size: parseFloat(getComputedStyle(title).fontSize), legend: legend ? legend.getBoundingClientRect().bottom : null }; }"""
 
 
 def check_y_title(found, expected, where):
@@ -1492,6 +1493,8 @@ def check_y_title(found, expected, where):
     assert bottom - top < 2 * found["size"], (where, found)
     assert bottom <= found["top"] + 1, (where, found)  # above the plot, clear of its top tick and the marks
     assert left >= found["chart"][0] - 1 and right <= found["chart"][2] + 1, (where, found)  # inside the chart
+    if found["legend"] is not None:  # set apart from the legend above, so it does not read as one more entry
+        assert top - found["legend"] >= 1.2 * found["size"], (where, found)
 
 
 Y_TITLES = [("transformer-block", "depth-map", "main", "#residual=on&depth=3", "axis_y_on"),
