@@ -97,9 +97,9 @@ def lesson_data(page: Path) -> dict:
             data[key] += half[key]
         for name, figure in half["figures"].items():
             views = data["figures"][name]["views"]
-            for field in set(views) | set(figure["views"]):
-                views[field] = views.get(field, [None] * len(views["keys"])) + \
-                    figure["views"].get(field, [None] * len(figure["views"]["keys"]))
+            mine, theirs = len(views["keys"]), len(figure["views"]["keys"])  # before "keys" itself grows
+            for field in set(views) | set(figure["views"]):  # a field only one half has is null in the other
+                views[field] = views.get(field, [None] * mine) + figure["views"].get(field, [None] * theirs)
     return data
 
 

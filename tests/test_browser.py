@@ -1001,9 +1001,12 @@ def test_the_script_draws_the_same_svg_as_the_build(site, open_page, lang, chart
     selector = f'#depth-map [data-chart="{chart}"]'
     built = page.evaluate(SVG_SHAPES, selector)
     toggle = page.locator('#depth-map [data-control="residual"]')
+    shows = "(r) => (document.querySelector('#depth-map').getAttribute('data-state') || '').split('&').includes('residual=' + r)"
     toggle.click()
+    page.wait_for_function(shows, arg="off")  # the residual-off views may come in the page's second script
     assert page.evaluate(SVG_SHAPES, selector) != built or chart == "spread"  # the other state, drawn by the script
     toggle.click()
+    page.wait_for_function(shows, arg="on")
     drawn = page.evaluate(SVG_SHAPES, selector)
     assert drawn == built
 

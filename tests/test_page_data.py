@@ -84,7 +84,8 @@ def test_a_figures_views_come_as_one_list_per_field_in_the_order_of_their_keys(s
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_the_other_scenarios_come_in_a_script_named_by_its_content(site, lang):
-    """The page holds the default scenario's views; the others' are in assets/data/<lang>-<slug>.<hash>.js,
+    """The page holds the views of its starting state's scenario and residual; the others' (another scenario, the
+    residual off) are in assets/data/<lang>-<slug>.<hash>.js,
     named by a hash of its bytes (as the search index), so no cache can serve a stale one."""
     import hashlib
     import re
@@ -95,8 +96,10 @@ def test_the_other_scenarios_come_in_a_script_named_by_its_content(site, lang):
     script = (site / lang / node.attributes["data-more"]).read_bytes()
     assert hashlib.sha256(script).hexdigest()[:12] == match.group(1)
     inline = json.loads(node.text())
-    for figure in inline["figures"].values():  # what the page shows before a click: the default scenario
+    for figure in inline["figures"].values():  # what the page shows before a click: the default scenario, residual on
         assert {key.split("|")[figure["state"].index("scenario")] for key in figure["views"]["keys"]} == {"river-bank"}
+        if "residual" in figure["state"]:
+            assert {key.split("|")[figure["state"].index("residual")] for key in figure["views"]["keys"]} == {"on"}
     assert len(inline["parts"]) < len(lesson_data(site / lang / "transformer-block.html")["parts"])
     # a lesson whose figures have no scenario to pick has nothing to load
     assert "data-more" not in parse(site / lang / "ffn-residual.html").css_first("#lesson-data").attributes

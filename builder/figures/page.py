@@ -1,7 +1,7 @@
 """A lesson page's figures: each kind's HTML (with its build-time chart) and the page data lesson.js reads.
 
 Page data (`<script type="application/json" id="lesson-data">`), in two halves (page_data): inline, what
-the page shows before the reader picks another scenario; the other scenarios' views in
+the page shows before the reader picks another scenario or turns the residual off; the other views in
 `assets/data/<lang>-<slug>.<hash>.js` (`self.lessonMoreData = {"version": 4, "figures": {id: {"views": ...}},
 "parts": [...], "pieces": [...], "rows": [...]}`, named on the script element as data-more), whose
 parts, pieces and rows continue the inline ones' numbering. The inline half, version 4:
@@ -183,10 +183,12 @@ def figure_number(translations, n: int) -> str:
 def page_data(translations, lang: Language, scenarios: list[Scenario], walkthrough: list[str],
               figures: dict[str, dict[str, dict]], units: tuple[str, ...] = ()) -> tuple[dict, dict | None]:
     """The page data lesson.js reads: defaults, choices, walkthrough, labels and every figure's views,
-    split in two: what the page shows before the reader picks another scenario (the views of the
-    default scenario, and every view of a figure whose state has no scenario), inline in the page, and
-    the other scenarios' views (None when there are none), which lesson.js loads from a script of their
-    own (more_script) when the reader first asks for one or comes near a figure.
+    split in two: what the page shows before the reader picks another scenario or turns the residual off
+    (the views of the default scenario with its residual setting, every view of a figure whose state has
+    neither), inline in the page, and the other views (None when there are none), which lesson.js loads
+    from a script of their own (more_script) when the browser is idle after the load, the reader comes
+    near a figure, or a state needs them. The residual-off views go with the other scenarios: a third of
+    the page's data, which a first paint never shows.
 
     Many states draw the very same chart, table or readout (a sentence with the same words in another
     order; a walkthrough step the depth does not reach): each such part is stored once in `parts`, and a
@@ -210,9 +212,10 @@ def page_data(translations, lang: Language, scenarios: list[Scenario], walkthrou
         # A table at depth 3 has the rows of the one at depth 2 and two more: each row is stored once.
         return dict(table, rows=[row(r) for r in table["rows"]])
 
-    def first(name: str, key: str) -> bool:  # a view the page shows before another scenario is picked
-        state = KINDS[name].state
-        return "scenario" not in state or key.split("|")[state.index("scenario")] == scenarios[0].name
+    def first(name: str, key: str) -> bool:  # a view the page shows before another scenario or residual is picked
+        state, values = KINDS[name].state, key.split("|")
+        start = defaults(scenarios[0])
+        return all(values[state.index(field)] == view_key(start, (field,)) for field in ("scenario", "residual") if field in state)
 
     charts = Charts()
     shared = {name: ({}, {}) for name in figures}

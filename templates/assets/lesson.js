@@ -52,7 +52,7 @@
   unpack(data);
 
   // ---- The other scenarios' views, loaded when first needed ------------------------------------
-  // The page holds the views it shows before the reader picks another scenario; the others' are in a
+  // The page holds the views it shows before the reader picks another scenario or turns the residual off; the others are in a
   // script of their own (#lesson-data's data-more, named by its content: a classic script setting
   // self.lessonMoreData, since a page read from disk may load a script but not fetch JSON). It is asked
   // for when the browser is idle after the load or the reader comes to a figure, and at once when a
