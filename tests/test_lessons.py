@@ -793,8 +793,8 @@ def test_the_close_up_enlarges_as_many_times_as_the_lesson_says_and_money_meets_
 # The sentences rewritten after the fourth native review (zh-4, ja-4), each checked against the engine.
 
 def test_with_the_residual_on_every_cell_prints_a_quarter_in_blocks_5_and_6_yet_the_words_stay_apart():
-    """"Blocks 5 and 6 show 0.25 in every cell too, and the words are still apart: uniform weights are a result
-    of collapse, not a test for it; look at the spread chart"."""
+    """"Blocks 5 and 6 show 0.25 in every cell too (money in the bank only from block 6, review zh-17 2), and the
+    words are still apart: uniform weights are a result of collapse, not a test for it; look at the spread chart"."""
     s = scenario("river-bank")
     on = s.traces["pre-on"]
     attention = [step.attention for step in on.steps[0::2]]
@@ -802,6 +802,8 @@ def test_with_the_residual_on_every_cell_prints_a_quarter_in_blocks_5_and_6_yet_
     for block in (5, 6):
         assert np.all(np.round(attention[block - 1], 2) == 0.25)
         assert spread(on.block_outputs()[block - 1]) > spread(s.x0)  # the words are as far apart as ever
+    money = [step.attention for step in scenario("money-bank").traces["pre-on"].steps[0::2]]
+    assert np.any(np.round(money[4], 2) != 0.25) and np.all(np.round(money[5], 2) == 0.25)  # "money: from block 6"
 
 
 def test_attention_evens_out_because_every_word_gets_about_the_same_correction_while_the_stream_grows():
@@ -982,18 +984,23 @@ def test_the_identity_table_grows_in_the_raw_stream_and_shrinks_after_a_norm_in_
 
 
 def test_post_norms_block_1_norm_raises_the_identity_because_the_sum_is_narrower_than_a_normalised_vector():
-    """"Only post-norm's block 1 is an exception: x0 plus attention's correction has a standard deviation below
-    1, so dividing by it raises this dimension, and the table's block 1 is above the input" (review zh-7 1.2);
-    from block 2 on every normalisation lowers it."""
+    """"Only post-norm's block 1 is an exception: once x0 gets attention's correction, subtracting the mean first
+    makes this dimension smaller, but the standard deviation is below 1, so dividing by it leaves it above the
+    input, and the table's block 1 is above the input" (review zh-7 1.2, zh-17 1: the mean matters, not the
+    division alone); from block 2 on, subtracting the mean and dividing by a standard deviation above 1 lowers it."""
     s = scenario("river-bank")
     identity, t = s.dimensions.index("bank_identity"), s.tracked
     steps = s.traces["post-on"].steps
     first = steps[0]
     total = first.before[t] + first.delta[t]
-    assert total.std() < 1 and first.after[t, identity] > total[identity]  # the division raises it
+    centred = total[identity] - total.mean()
+    assert 0 < centred < total[identity]  # subtracting the mean makes it smaller first
+    assert total[identity] / total.std() > 1.5 * first.after[t, identity]  # the division alone would say far more
+    assert total.std() < 1 and first.after[t, identity] > s.x0[t, identity]  # then the division: above the input
     assert round(steps[1].after[t, identity], 1) > round(s.x0[t, identity], 1)  # the table's block 1 > input
     for step in steps[2:]:  # blocks 2-6: each normalisation takes it down from the sum it divides
-        assert step.after[t, identity] < step.before[t, identity] + step.delta[t, identity]
+        total = step.before[t] + step.delta[t]
+        assert total.std() > 1 and step.after[t, identity] < total[identity]
 
 
 # After the Japanese review ja-7, checked against the Chinese source too.
