@@ -484,6 +484,26 @@ def test_on_paper_only_small_units_are_kept_whole(site, open_page, lang):
     page.emulate_media(media="screen")
 
 
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_self_checks_folded_answers_print_open_and_fold_again_after(real_site, open_page, lang):
+    """On screen the answers wait behind their summary; paper has no disclosure widget, so printing opens
+    every closed fold (the browser's beforeprint, which a real print and page.pdf both fire) and closes
+    it again afterwards; a fold the reader opened stays open."""
+    page = open_page(lesson_url(real_site, lang, "ffn-residual"))
+    folds = page.locator("article details.fold")
+    assert folds.count() == 1 and not folds.first.evaluate("d => d.open")
+    assert not folds.first.locator("li").first.is_visible()
+    # a listener added after site.js's runs after it: it sees what the page prints
+    page.evaluate("""() => { window.printed = null; addEventListener('beforeprint', () => {
+      window.printed = [...document.querySelectorAll('details.fold')].map(d => d.open); }); }""")
+    page.pdf()
+    assert page.evaluate("window.printed") == [True]
+    assert not folds.first.evaluate("d => d.open")  # folded again once printed
+    folds.first.locator("summary").click()
+    page.pdf()
+    assert folds.first.evaluate("d => d.open")  # the reader's own choice is kept
+
+
 def test_the_printed_page_has_the_chart_even_without_javascript(site, open_page):
     page = open_page(lesson_url(site, "ja"), java_script_enabled=False)
     page.emulate_media(media="print")
