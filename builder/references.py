@@ -55,7 +55,7 @@ class TraceValues:
             return "", f"block {ref.first} out of range in {{{{{text}}}}} (0 is the input, 1 to {trace.depth} are blocks)"
         if ref.final:
             return self._after_final_norm(scenario, ref)
-        known = f"use {', '.join(dims)}, length, correction, spread or cosine"
+        known = f"use {', '.join(dims)}, length, correction, bound, spread or cosine"
         if ref.last is not None:  # a series
             if not ref.first < ref.last <= trace.depth:
                 return "", f"bad block range {ref.first}-{ref.last} in {{{{{text}}}}}"
@@ -92,8 +92,8 @@ class TraceValues:
             if field == "spread":
                 return self._number(_spread(rows), ref.digits()), None
             vector = rows[t]
-            if field == "correction" and ref.part == "delta":
-                return "", f"'correction' needs a stream: add .after or .before in {{{{{text}}}}}"
+            if field in ("correction", "bound") and ref.part == "delta":
+                return "", f"{field!r} needs a stream: add .after or .before in {{{{{text}}}}}"
             block = None
         else:
             if field in ("top", "weight", "weights"):
@@ -154,6 +154,8 @@ class TraceValues:
             return float(np.linalg.norm(vector))
         if field == "correction":
             return float(np.linalg.norm(vector - scenario.x0[t]))
+        if field == "bound":  # the triangle inequality's bound on the length: the depth map's bar top, residual on
+            return float(np.linalg.norm(scenario.x0[t]) + np.linalg.norm(vector - scenario.x0[t]))
         if field == "spread" and block is not None:
             trace = scenario.traces[RUNS[run]]
             return _spread(trace.x0 if block == 0 else trace.block_outputs()[block - 1])

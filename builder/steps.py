@@ -29,6 +29,8 @@ Trace references (`{{...}}` in lesson text): `[SCENARIO/]RUN:SELECTION [FIELD][:
                a dimension key    one component: 1.3
                length             the vector's length ‖x‖
                correction         the cumulative correction ‖x − x₀‖
+               bound              ‖x₀‖ + ‖x − x₀‖, the triangle inequality's bound on the length: the top of
+                                  the depth map's bar (residual on), which its diamond ‖x‖ never passes
                spread             the largest distance between any two tokens' vectors (every token); after
                                   a block, after / before one sublayer (`b1.attention.after spread`), after
                                   the final norm (`b6.final spread`), between the corrections of one
@@ -52,7 +54,7 @@ MAX_BLOCK = 6
 MAX_DECIMALS = 3
 SUBLAYERS = ("attention", "ffn")
 RUNS = {"on": "pre-on", "off": "pre-off", "post": "post-on"}  # names in the text → runs of the trace JSON
-FIELDS = ("length", "correction", "spread", "cosine", "top", "weight", "weights")  # besides the dimension keys
+FIELDS = ("length", "correction", "bound", "spread", "cosine", "top", "weight", "weights")  # besides the dimension keys
 STEP = re.compile(r"input|sum|b(?P<block>[1-6])(?:\.(?P<sublayer>attention|ffn))?")
 REF = re.compile(
     r"(?:(?P<scenario>[a-z0-9][a-z0-9-]*)/)?(?P<run>[a-z]+):b(?P<a>\d)"

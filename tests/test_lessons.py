@@ -1436,3 +1436,20 @@ def test_equal_weights_give_almost_the_same_block_1_attention_correction():
     step = s.traces["pre-on"].steps[0]
     uniform = (step.normed @ s.weights.w_v @ s.weights.w_o).mean(axis=0)
     assert np.abs(uniform - step.delta[s.tracked]).max() < 0.05
+
+
+def test_the_bound_reference_is_the_depth_maps_bar_top_and_the_length_never_passes_it():
+    """`bN bound` = ‖x₀‖ + ‖x − x₀‖, the stacked bar's top (the band plus block N's bar), printed where a lesson
+    compares it with the diamond's length; by the triangle inequality the length is never above it."""
+    from builder.references import TraceValues
+
+    s = scenario("river-bank")
+    values = TraceValues({"river-bank": s}, "river-bank", None)
+    for block in range(1, 7):
+        x = s.traces["pre-on"].block_outputs()[block - 1][s.tracked]
+        top = np.linalg.norm(s.x0[s.tracked]) + np.linalg.norm(x - s.x0[s.tracked])
+        assert values.resolve(f"on:b{block} bound:.2") == (f"{top:.2f}", None)
+        assert np.linalg.norm(x) <= top
+    assert values.resolve("on:b3 bound")[0] != values.resolve("on:b3 length")[0]  # block 3: the bar stands above its diamond
+    value, problem = values.resolve("on:b1.attention bound")
+    assert value == "" and "'bound' needs a stream" in problem
