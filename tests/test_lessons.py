@@ -1453,14 +1453,3 @@ def test_the_bound_reference_is_the_depth_maps_bar_top_and_the_length_never_pass
     assert values.resolve("on:b3 bound")[0] != values.resolve("on:b3 length")[0]  # block 3: the bar stands above its diamond
     value, problem = values.resolve("on:b1.attention bound")
     assert value == "" and "'bound' needs a stream" in problem
-
-
-def test_attention_rows_show_a_quarter_everywhere_from_block_5_by_the_river_but_only_from_block_6_with_money():
-    """ja transformer-block: by the river bank, every cell of blocks 5 and 6 shows 0.25; money in the bank
-    shows 0.24/0.26 at block 5 and 0.25 everywhere from block 6."""
-    def shown(name, block):
-        step = [st for st in scenario(name).traces["pre-on"].steps if st.sublayer == "attention"][block - 1]
-        return set(np.round(step.attention, 2).ravel().tolist())
-
-    assert shown("river-bank", 5) == shown("river-bank", 6) == {0.25}
-    assert shown("money-bank", 5) != {0.25} and shown("money-bank", 6) == {0.25}
