@@ -212,9 +212,10 @@ def page_data(translations, lang: Language, scenarios: list[Scenario], walkthrou
         # A table at depth 3 has the rows of the one at depth 2 and two more: each row is stored once.
         return dict(table, rows=[row(r) for r in table["rows"]])
 
+    start = defaults(scenarios[0])
+
     def first(name: str, key: str) -> bool:  # a view the page shows before another scenario or residual is picked
         state, values = KINDS[name].state, key.split("|")
-        start = defaults(scenarios[0])
         return all(values[state.index(field)] == view_key(start, (field,)) for field in ("scenario", "residual") if field in state)
 
     charts = Charts()
