@@ -212,7 +212,7 @@ def page_data(translations, lang: Language, scenarios: list[Scenario], walkthrou
         # A table at depth 3 has the rows of the one at depth 2 and two more: each row is stored once.
         return dict(table, rows=[row(r) for r in table["rows"]])
 
-    start = defaults(scenarios[0])
+    start = defaults(scenarios[0], figures)  # the state the page opens in, as lesson.js gets it
 
     def first(name: str, key: str) -> bool:  # a view the page shows before another scenario or residual is picked
         state, values = KINDS[name].state, key.split("|")
