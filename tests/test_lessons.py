@@ -302,7 +302,8 @@ def test_without_the_residual_every_attention_weight_prints_a_quarter_from_block
 
 
 def test_without_the_residual_equal_keys_give_equal_scores_so_softmax_splits_in_four():
-    """'四个词已几乎是同一个向量，键也几乎相同，每行的分数几乎一样，softmax 就把权重平分成四份' (review ja-12 1.2)."""
+    """'四个词已几乎是同一个向量，键也几乎相同，同一行里的四个分数就几乎相等，softmax 于是把每一行平分成四份'
+    (review ja-12 1.2, zh-18 1.3)."""
     s = scenario("river-bank")
     w = s.weights
     for step in s.traces["pre-off"].steps:
@@ -413,7 +414,7 @@ CONTROLS_NAMED = {  # the controls and panels each lesson names in its text, in 
     ("zh", "transformer-block"): ["例句", "残差连接", "深度", "上一步", "下一步", "显示数值表", "块", "四个词彼此离得多远？"],
     ("ja", "transformer-block"): ["例文", "残差接続", "深さ", "前のステップ", "次のステップ", "数値の表を表示する", "ブロック",
                                   "四つの語はどれだけ離れているか"],
-    ("zh", "ffn-residual"): ["深度", "显示数值表"],
+    ("zh", "ffn-residual"): ["深度（块数）", "显示数值表"],
     ("ja", "ffn-residual"): ["深さ", "数値の表を表示する"],
 }
 
@@ -1453,3 +1454,17 @@ def test_the_bound_reference_is_the_depth_maps_bar_top_and_the_length_never_pass
     assert values.resolve("on:b3 bound")[0] != values.resolve("on:b3 length")[0]  # block 3: the bar stands above its diamond
     value, problem = values.resolve("on:b1.attention bound")
     assert value == "" and "'bound' needs a stream" in problem
+
+
+def test_bank_grows_because_every_blocks_correction_points_about_the_same_way():
+    """'本例中每个块加给 bank 的修正量方向都差不多（地理维增大、金融维减小），叠加起来，bank 的向量长度……一路长到……'
+    (review ja-18 1.1): the stream grows because the six corrections point alike, not merely because they are added."""
+    bank = bank_after_blocks("river-bank")
+    corrections = np.diff(bank, axis=0)  # one row per block: its attention and FFN corrections together
+    geography, finance = 0, 1
+    assert np.all(corrections[:, geography] > 0) and np.all(corrections[:, finance] < 0)
+    unit = corrections / np.linalg.norm(corrections, axis=1, keepdims=True)
+    assert (unit @ unit.T).min() > 0.95  # every pair of blocks: cosine above 0.95
+    summed, lengths = np.linalg.norm(corrections.sum(0)), np.linalg.norm(corrections, axis=1).sum()
+    assert summed > 0.99 * lengths  # so the lengths nearly add up
+    assert np.all(np.diff(np.linalg.norm(bank, axis=1)) > 0)
