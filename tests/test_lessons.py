@@ -412,10 +412,10 @@ def test_the_real_lessons_build_without_a_warning():
 
 CONTROLS_NAMED = {  # the controls and panels each lesson names in its text, in its own quotation marks
     ("zh", "transformer-block"): ["例句", "残差连接", "深度", "上一步", "下一步", "显示数值表", "块", "四个词彼此离得多远？"],
-    ("ja", "transformer-block"): ["例文", "残差接続", "深さ", "前のステップ", "次のステップ", "数値の表を表示する", "ブロック",
+    ("ja", "transformer-block"): ["例文", "残差接続", "深さ（ブロック数）", "前のステップ", "次のステップ", "数値の表を表示する", "ブロック",
                                   "四つの語はどれだけ離れているか"],
     ("zh", "ffn-residual"): ["深度（块数）", "显示数值表"],
-    ("ja", "ffn-residual"): ["深さ", "数値の表を表示する"],
+    ("ja", "ffn-residual"): ["深さ（ブロック数）", "数値の表を表示する"],
 }
 
 
@@ -531,7 +531,7 @@ def test_a_final_reference_without_a_value_says_why(ref, why):
 
 DEPTH_MAP_ITEMS = {  # the depth map's controls and charts, top to bottom, each explained in a list item of its own
     "zh": ["“例句”", "“残差连接”", "“深度”", "柱状图", "逐步演示", "黄色提示框", "折线图“四个词彼此离得多远？”", "“显示数值表”"],
-    "ja": ["「例文」", "「残差接続」", "「深さ」", "棒グラフ", "「一歩ずつ見る」", "黄色の注意書き", "折れ線グラフ「四つの語はどれだけ離れているか」", "「数値の表を表示する」"],
+    "ja": ["「例文」", "「残差接続」", "「深さ（ブロック数）」", "棒グラフ", "「一歩ずつ見る」", "黄色の注意書き", "折れ線グラフ「四つの語はどれだけ離れているか」", "「数値の表を表示する」"],
 }
 
 
