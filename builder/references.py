@@ -117,24 +117,28 @@ class TraceValues:
         text, trace, t, dims = ref.text, scenario.traces[RUNS[ref.run]], scenario.tracked, scenario.dimensions
         if ref.run == "post":
             return "", (f"{{{{{text}}}}}: post-norm has no final norm (its stream is normalised after every sublayer "
-                        f"already); write {{{{post:b{ref.first}{' ' + ref.field if ref.field else ''}}}}}")
+                        f"already); write {{{{post:b{ref.first}{'-' + str(ref.last) if ref.last else ''}"
+                        f"{' ' + ref.field if ref.field else ''}}}}}")
         if ref.first == 0:
             return "", f"{{{{{text}}}}}: the final norm comes after a block; use b1.final to b{trace.depth}.final"
-        stream = norm(trace.block_outputs()[ref.first - 1])  # (T, D): every token, for `spread`
+        if ref.last is not None and not (ref.first < ref.last <= trace.depth and ref.field):
+            return "", (f"bad series {{{{{text}}}}}: blocks A < B ≤ {trace.depth} and a field, "
+                        f"e.g. {{{{{ref.run}:b1-{trace.depth}.final length}}}}")
+        streams = [norm(trace.block_outputs()[n - 1]) for n in range(ref.first, (ref.last or ref.first) + 1)]  # (T, D) each
         if ref.field is None:
-            return self._vector(stream[t], ref.digits()), None
+            return self._vector(streams[0][t], ref.digits()), None
         if ref.field in dims:
-            value = float(stream[t, dims.index(ref.field)])
+            values = [float(stream[t, dims.index(ref.field)]) for stream in streams]
         elif ref.field == "length":
-            value = float(np.linalg.norm(stream[t]))
+            values = [float(np.linalg.norm(stream[t])) for stream in streams]
         elif ref.field == "spread":
-            value = _spread(stream)
+            values = [_spread(stream) for stream in streams]
         else:
             return "", (f"field {ref.field!r} has no value after the final norm in {{{{{text}}}}} "
                         f"(use {', '.join(dims)}, length or spread)")
-        if not np.isfinite(value):
+        if not all(np.isfinite(values)):
             return "", f"{{{{{text}}}}} has no finite value in this scenario"
-        return self._number(value, ref.digits()), None
+        return SERIES_ARROW.join(self._number(value, ref.digits()) for value in values), None
 
     def _has_direction(self, scenario: Scenario, run: str, block: int) -> bool:
         """Whether both vectors a cosine compares are long enough to have a direction."""

@@ -25,6 +25,7 @@ Trace references (`{{...}}` in lesson text): `[SCENARIO/]RUN:SELECTION [FIELD][:
                bN.final           the stream after block N put through the stack's final norm, as if the
                                   stack ended there (`final_norm` in the lesson's code); on and off only
                bA-B               a series over blocks A..B (A may be 0, the input); needs a FIELD
+               bA-B.final         the series of bN.final for N = A..B (A ≥ 1); needs a FIELD
     FIELD      (none)             the whole vector of the tracked token: [1.0, 0.0, −0.2, 1.0]
                a dimension key    one component: 1.3
                length             the vector's length ‖x‖
@@ -58,7 +59,8 @@ FIELDS = ("length", "correction", "bound", "spread", "cosine", "top", "weight", 
 STEP = re.compile(r"input|sum|b(?P<block>[1-6])(?:\.(?P<sublayer>attention|ffn))?")
 REF = re.compile(
     r"(?:(?P<scenario>[a-z0-9][a-z0-9-]*)/)?(?P<run>[a-z]+):b(?P<a>\d)"
-    r"(?:-(?P<b>\d)|\.(?P<sub>attention|ffn)(?:\.(?P<part>delta|after|before|values|uniform))?|\.(?P<final>final))?"
+    r"(?:-(?P<b>\d)(?:\.(?P<series_final>final))?|\.(?P<sub>attention|ffn)(?:\.(?P<part>delta|after|before|values|uniform))?"
+    r"|\.(?P<final>final))?"
     r"(?:\s+(?P<field>[a-z_]+))?(?:\s*:\.(?P<decimals>\d))?"
 )
 
@@ -135,5 +137,6 @@ def parse_ref(text: str) -> Ref | str:
         return f"{{{{{text}}}}}: only attention averages value vectors; write bN.attention.{match['part']}"
     return Ref(text=" ".join(text.split()), scenario=match["scenario"], run=match["run"], first=int(match["a"]),
                last=int(match["b"]) if match["b"] is not None else None, sublayer=match["sub"],
-               part=match["part"] or "delta", field=match["field"], final=match["final"] is not None,
+               part=match["part"] or "delta", field=match["field"],
+               final=match["final"] is not None or match["series_final"] is not None,
                decimals=int(match["decimals"]) if match["decimals"] is not None else None)

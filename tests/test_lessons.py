@@ -1468,3 +1468,16 @@ def test_bank_grows_because_every_blocks_correction_points_about_the_same_way():
     summed, lengths = np.linalg.norm(corrections.sum(0)), np.linalg.norm(corrections, axis=1).sum()
     assert summed > 0.99 * lengths  # so the lengths nearly add up
     assert np.all(np.diff(np.linalg.norm(bank, axis=1)) > 0)
+
+
+def test_a_series_after_the_final_norm_is_each_blocks_final_value_in_turn():
+    """`on:b1-6.final bank_identity`, what ffn-residual's script prints for its table's third column: each block's
+    `bN.final` value, joined as any series is; post-norm has no final norm, and a series needs a field."""
+    from builder.references import TraceValues
+
+    values = TraceValues({"river-bank": scenario("river-bank")}, "river-bank", None)
+    series, problem = values.resolve("on:b1-6.final bank_identity:.2")
+    assert problem is None
+    assert series.split(" → ") == [values.resolve(f"on:b{n}.final bank_identity:.2")[0] for n in range(1, 7)]
+    assert "post-norm has no final norm" in values.resolve("post:b1-6.final bank_identity")[1]
+    assert "a field" in values.resolve("on:b1-6.final")[1]
