@@ -520,7 +520,9 @@ def test_the_final_norm_leaves_0_2_of_the_identity_the_raw_stream_holds_1_7_of()
     ("on:b6.final correction", "field 'correction' has no value after the final norm"),
     ("on:b6.final weight", "field 'weight' has no value after the final norm"),
     ("on:b7.final", "block 7 out of range"),
-    ("on:b1-6.final bank_identity", "bad trace reference"),
+    ("on:b1-6.final", "bad series"),  # a series after the final norm is fine with a field (b1-6.final bank_identity)
+    ("on:b4-2.final length", "bad series"),
+    ("post:b1-6.final length", "post-norm has no final norm"),
 ])
 def test_a_final_reference_without_a_value_says_why(ref, why):
     from builder.references import TraceValues
