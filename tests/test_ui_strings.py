@@ -189,3 +189,17 @@ def test_the_norm_compare_caption_names_the_word_and_its_sentence(site, lang):
     caption = parse(site / lang / "ffn-residual.html").css_first('#norm-compare [data-part="caption"]').text()
     assert ("「%s" if lang == "ja" else "“%s") % " ".join(scenario["tokens"]) in caption  # quoted, as the legends quote it
     assert ("「%s」" if lang == "ja" else "“%s”") % scenario["tracked"] in caption
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_page_shown_for_a_page_not_kept_does_not_say_everything_is_kept(site, lang):
+    """offline.html says this page was not kept on the device: the footer every other page has ("works offline:
+    every page, chart and number is in these files") would contradict it there."""
+    from babel.messages.pofile import read_po
+
+    from conftest import CONTENT
+
+    with open(CONTENT / lang / "messages.po", "rb") as po:  # the fixture project takes the real catalogs
+        footer = read_po(po).get("Works offline: every page, chart and number is in these files.").string
+    assert footer and footer in parse(site / lang / "index.html").text()
+    assert footer not in parse(site / lang / "offline.html").text()
