@@ -328,6 +328,7 @@ def test_without_the_residual_the_ffn_shrinks_what_attention_left_of_the_differe
     ffn = s.traces["pre-off"].steps[1]  # block 1's FFN, residual off: its output is the stream
     assert spread(ffn.normed) > 0.1  # "what it reads still differs a little"
     assert 2 < spread(ffn.normed) / spread(ffn.before) < 3  # "the norm before the FFN more than doubles it"
+    assert ffn.before.std(-1).max() < 0.5  # "as said above: σ is small, dividing by it magnifies the differences"
     assert spread(ffn.delta) < 0.1 * spread(ffn.normed)  # "its outputs differ by less than a tenth of that"
     assert 0 < spread(ffn.after) < 0.05  # printed as 0.0 to one decimal, "not really zero"
 
@@ -380,6 +381,11 @@ def test_without_the_residual_the_identity_dimension_is_gone():
     identity = s.dimensions.index("bank_identity")
     assert abs(s.traces["pre-off"].block_outputs()[-1, s.tracked, identity]) < 0.1
     assert s.traces["pre-on"].block_outputs()[-1, s.tracked, identity] > 1.0
+    # after the final norm: about 0.2 on, about −0.5 off, and off the same for all four words
+    from builder.engine import norm
+
+    final = norm(s.traces["pre-off"].block_outputs()[-1])
+    assert np.ptp(final[:, identity]) < 1e-6 and round(final[s.tracked, identity], 1) == -0.5
 
 
 @pytest.mark.parametrize("lang", ["zh", "ja"])
