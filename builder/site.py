@@ -112,7 +112,7 @@ def render_site(inputs, base_url: str | None, only: set[str] | None = None,
                         "href": f"{lang.code}/index.html", "title": t.gettext("Transformer lessons"),
                         "prompt": t.gettext("Read the lessons in this language"), "not_found": t.gettext("Page not found"),
                         "skip": t.gettext("Skip to content"),
-                        "offline": t.gettext("Works offline: every page, chart and number is in these files.")})
+                        "offline": t.gettext("Pages you open while online are kept on this device for reading offline.")})
     for name in ("index.html", "404.html"):
         context = context_(first, languages, "" if name == "index.html" or base is None else base, base, name, offline_link)
         context.update(choices=choices, switcher=[], alternates=[])

@@ -192,14 +192,14 @@ def test_the_norm_compare_caption_names_the_word_and_its_sentence(site, lang):
 
 
 @pytest.mark.parametrize("lang", LANGS)
-def test_the_page_shown_for_a_page_not_kept_does_not_say_everything_is_kept(site, lang):
-    """offline.html says this page was not kept on the device: the footer every other page has ("works offline:
-    every page, chart and number is in these files") would contradict it there."""
+def test_the_page_shown_for_a_page_not_kept_has_no_footer_saying_pages_are_kept(site, lang):
+    """offline.html says this page was not kept on the device: the footer every other page has ("pages you open
+    while online are kept on this device") would read as a contradiction there."""
     from babel.messages.pofile import read_po
 
     from conftest import CONTENT
 
     with open(CONTENT / lang / "messages.po", "rb") as po:  # the fixture project takes the real catalogs
-        footer = read_po(po).get("Works offline: every page, chart and number is in these files.").string
+        footer = read_po(po).get("Pages you open while online are kept on this device for reading offline.").string
     assert footer and footer in parse(site / lang / "index.html").text()
     assert footer not in parse(site / lang / "offline.html").text()
