@@ -821,6 +821,18 @@ def test_norm_compare_plots_the_trace(site, open_page, lang):
         assert drawn[meta]["y"] == pytest.approx(lengths, abs=5e-3)
 
 
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_norm_compare_legend_draws_each_line_with_its_points(site, open_page, lang):
+    """The lesson tells the two lines apart by their points (pre-norm circles, post-norm squares): the legend
+    shows each line with the point Plotly and the SVG draw on it, not the line alone."""
+    page = ready(open_page(lesson_url(site, lang, "ffn-residual")))
+    drawn = page.evaluate("""() => Object.fromEntries([...document.querySelectorAll('#norm-compare .chart-legend .swatch')].map(s => {
+      const dot = getComputedStyle(s, '::after'), rect = s.getBoundingClientRect();
+      return [s.style.getPropertyValue('--c').match(/--mark-([\\w-]+)/)[1],
+              [dot.content, dot.borderRadius, parseFloat(dot.width) > 4, parseFloat(dot.width) < rect.width]]; }))""")
+    assert drawn == {"pre": ['""', "50%", True, True], "post": ['""', "0px", True, True]}
+
+
 def test_no_mode_bar_and_no_cloud_buttons(site, open_page):
     page = ready(open_page(lesson_url(site, "zh")))
     assert page.locator(".modebar").count() == 0
