@@ -619,7 +619,9 @@ def test_post_norm_wears_the_identity_down_block_by_block_at_attentions_normalis
 def test_post_norms_ffn_adds_to_the_identity_every_block_and_the_norm_after_it_takes_block_2_down():
     """"The FFN adds about 0.2 to this dimension in every block, but the normalisation right after divides
     again: net, block 2's step still lowers it a little; from block 3 on it gives a little back, always less
-    than the attention step cut" (review zh-4 #6, ja-4 1.3, ja-5 1.3)."""
+    than the attention step cut" (review zh-4 #6, ja-4 1.3, ja-5 1.3); zh ffn-residual: '算上紧跟着的归一化，
+    前馈网络这一步在块 2 仍让这一维略降，从块 3 起让它略增，但都比同一个块里注意力那一步削掉的少，所以从块 2 起，
+    这一维每过一个块都比前一个块小' (review zh-21 1.1: the FFN step with its norm is not what lowers it from block 3)."""
     s = scenario("river-bank")
     identity, t = s.dimensions.index("bank_identity"), s.tracked
     steps = s.traces["post-on"].steps
@@ -631,6 +633,11 @@ def test_post_norms_ffn_adds_to_the_identity_every_block_and_the_norm_after_it_t
     assert -0.1 < change(block_2) < 0  # 0.98 -> 0.94 once the norm after it has divided
     for attention, ffn in zip(steps[4::2], steps[5::2]):  # blocks 3-6
         assert 0 < change(ffn) < -change(attention)  # "gives a little back, always less than attention cut"
+        assert ffn.after[t, identity] < (ffn.before + ffn.delta)[t, identity]  # its norm still divides the sum down
+    post = s.traces["post-on"].block_outputs()[:, t, identity]
+    assert np.all(np.diff(post) < 0)  # "from block 2, each block ends below the one before"
+    source = (CONTENT / "zh" / "ffn-residual.md").read_text(encoding="utf-8")
+    assert "从块 3 起让它略增" in source and "紧跟着的归一化又要除一次，所以" not in source
 
 
 def test_one_block_points_alike_only_by_the_river_with_money_the_directions_differ():
