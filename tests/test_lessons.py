@@ -1517,3 +1517,17 @@ def test_the_block_pushes_bank_to_geography_without_river_and_money_turns_it_to_
                          (["in", "the", "bank"], 1), (["money", "in", "the", "bank"], -1)):
         bank = engine.run(np.array([vocabulary[t] for t in tokens]), weights, 3).block_outputs()[-1][tokens.index("bank")]
         assert np.sign(bank[geography]) == sign and bool(bank[geography] > bank[1]) is (sign == 1), tokens
+
+
+def test_post_norm_identity_falls_at_the_attention_steps_and_the_ffn_steps_give_back_less_from_block_3():
+    """ffn-residual (ja, review zh-21 1.1): post-norm, by the river bank, from block 2 the attention step
+    (with its norm) lowers bank's identity dimension every block; the FFN step with its norm lowers it in
+    block 2 and raises it slightly from block 3, by less than the attention step took in that block."""
+    s = scenario("river-bank")
+    identity, t = s.dimensions.index("bank_identity"), s.tracked
+    change = {(st.block, st.sublayer): st.after[t, identity] - st.before[t, identity] for st in s.traces["post-on"].steps}
+    assert change[(1, "attention")] > 0 and change[(2, "ffn")] < 0
+    for block in range(2, 7):
+        assert change[(block, "attention")] < 0
+    for block in range(3, 7):
+        assert 0 < change[(block, "ffn")] < -change[(block, "attention")]
