@@ -4,8 +4,9 @@ affects, and reload the open page.
 - The watcher is watching before the first build starts, so no edit is lost, however early.
 - It watches content/, the templates and the figure kinds (builder/figures/: templates and styles
   are reloaded; a change to Python code is reported with a request to restart).
-- While the last build failed, every address answers with a page listing the problems, which reloads
-  itself once they are fixed (on the very first build too).
+- While the last build failed, every page answers with a page listing the problems, which reloads
+  itself once they are fixed (on the very first build too); the files pages load (scripts, styles, data)
+  still come from the last good build, so an open page never runs HTML as a script.
 - It serves only a folder the builder made, never a dotfile, and writes every page atomically.
 
 The reload script, the status endpoint and the problems page exist only in served responses, never in dist/.
@@ -22,7 +23,7 @@ import time
 from functools import partial
 from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from urllib.parse import unquote, urlsplit
 
 from builder.build import Workspace, check_rendering, for_language, gather, tally
@@ -33,6 +34,11 @@ from builder import site
 PACKAGE = Path(__file__).resolve().parent  # the builder's own code: figure kinds are watched, Python is not reloaded
 FIGURES = PACKAGE / "figures"
 STATUS_PATH = "/__lesson_builder/status"
+
+
+def is_page(path: str) -> bool:
+    """Whether an address is a page (an .html file, or a folder and its index), not a file a page loads."""
+    return path.endswith("/") or PurePosixPath(path).suffix in ("", ".html")
 SCRIPT_PATH = "/__lesson_builder/reload.js"
 # The pages register /sw.js, which keeps pages for reading offline; a preview must show every edit, and
 # a worker left on this address (a build served here before) would answer for it. This one removes itself.
@@ -249,8 +255,10 @@ def make_handler(preview: Preview, extra_hosts: frozenset[str] = frozenset()):
             if path == SCRIPT_PATH:
                 return self._send(RELOAD_JS.encode("utf-8"), "text/javascript", head=head)
             problems = preview.problems_page()
-            if problems is not None:  # every address shows the problems until they are fixed
+            if problems is not None and is_page(path):  # every page shows the problems until they are fixed
                 # 200, not 500: the preview itself works, and a browser would log an error for each poll.
+                # Only pages: a script or stylesheet the open page asks for meanwhile (its figures' data
+                # at idle, the charting library) still comes from the last good build, never as HTML.
                 return self._send(problems, "text/html", head=head)
             if not (root / MARKER).is_file():  # never serve a folder the builder did not make
                 return self.send_error(HTTPStatus.NOT_FOUND, "not found")

@@ -196,6 +196,23 @@ def test_preview_keeps_serving_when_a_folder_appears_where_a_lesson_should_be(pr
     assert request(port, "/zh/index.html")[0] == 200
 
 
+def test_while_the_build_fails_pages_show_the_problems_and_scripts_stay_scripts(preview_server):
+    """An open page asks for files after its load (its figures' data at idle, the charting library): while a
+    build has failed, those still come from the last good build. Answered with the problems page, a script
+    would run HTML ("Unexpected token '<'")."""
+    port, content, out = preview_server
+    data = "assets/data/zh-transformer-block.js"  # the preview names it by the page alone
+    (content / "zh" / "oops.md").mkdir()
+    wait_for_status(port, b"is a folder")
+    assert b"The build failed" in request(port, "/zh/transformer-block.html")[1]
+    assert b"The build failed" in request(port, "/zh/")[1]
+    for asset in ("/assets/site.js", "/assets/lesson.js", "/" + data):  # as the last good build wrote them
+        status, body = request(port, asset)
+        assert status == 200 and b"The build failed" not in body and not body.lstrip().startswith(b"<"), asset
+    (content / "zh" / "oops.md").rmdir()
+    wait_for_status(port, b"is a folder", present=False)
+
+
 def test_preview_reports_a_port_in_use(tmp_path):
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
@@ -579,15 +596,16 @@ def test_preview_sees_an_edit_made_the_moment_it_is_ready(tmp_path, content_copy
         thread.join(10)
 
 
-def test_preview_shows_the_problems_at_every_address_when_the_first_build_fails(tmp_path, content_copy):
+def test_preview_shows_the_problems_at_every_page_when_the_first_build_fails(tmp_path, content_copy):
     lesson = content_copy / "zh" / "ffn-residual.md"
     edit(lesson, "{{on:b1 length}}", "{{on:b9 length}}")
     port, stop, thread = start_preview(content_copy, tmp_path / "dist")
     try:
-        for target in ("/", "/index.html", "/zh/index.html", "/zh/ffn-residual.html", "/no/such/page", "/assets/site.css"):
+        for target in ("/", "/index.html", "/zh/index.html", "/zh/ffn-residual.html", "/no/such/page"):
             status, body = request(port, target)
             assert status == 200 and b"The build failed" in body and b"block 9 out of range" in body, target
             assert b"ffn-residual.md:" in body and SCRIPT_TAG in body, target  # with the reload script
+        assert request(port, "/assets/site.js")[0] == 404  # no build yet: a script is missing, never an HTML page
         edit(lesson, "{{on:b9 length}}", "{{on:b1 length}}")
         assert b"out of range" not in wait_for_status(port, b"out of range", present=False)
         status, body = request(port, "/zh/ffn-residual.html")
