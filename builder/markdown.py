@@ -654,12 +654,19 @@ class LessonRenderer:
     def _close_diagram(self, tokens, idx, options, env):
         return f'<figcaption>{env.pop("caption", "")}</figcaption>\n</figure>\n'
 
-    def _open_aside(self, tokens, idx, options, env):
-        title = tokens[idx].info.strip()[len("aside"):].strip()
+    @staticmethod
+    def _title(tokens, idx, env, container: str, what: str) -> str:
+        """The escaped title after `::: aside` or `::: details`, reported with its line when there is none."""
+        title = tokens[idx].info.strip()[len(container):].strip()
         if not title:
-            env["out"].problems.append(Problem(env["path"], tokens[idx].meta["line"], "an aside needs a title: `::: aside Title`"))
+            env["out"].problems.append(Problem(env["path"], tokens[idx].meta["line"],
+                                               f"{what} needs a title: `::: {container} Title`"))
+        return html.escape(title)
+
+    def _open_aside(self, tokens, idx, options, env):
+        title = self._title(tokens, idx, env, "aside", "an aside")
         # role="note": an aside inside the article is a note on it, not a landmark of the page.
-        return f'<aside class="aside-note" role="note">\n<p class="aside-title">{html.escape(title)}</p>\n'
+        return f'<aside class="aside-note" role="note">\n<p class="aside-title">{title}</p>\n'
 
     def _close_aside(self, tokens, idx, options, env):
         return '</aside>\n'
@@ -667,10 +674,7 @@ class LessonRenderer:
     def _open_details(self, tokens, idx, options, env):
         # Folded until the reader opens it (a self-check's answers): the summary is the title, the browser's own
         # disclosure widget, so it works by keyboard and screen reader and without scripts. Printing opens it (site.js).
-        title = tokens[idx].info.strip()[len("details"):].strip()
-        if not title:
-            env["out"].problems.append(Problem(env["path"], tokens[idx].meta["line"], "a fold needs a title: `::: details Title`"))
-        return f'<details class="fold">\n<summary>{html.escape(title)}</summary>\n'
+        return f'<details class="fold">\n<summary>{self._title(tokens, idx, env, "details", "a fold")}</summary>\n'
 
     def _close_details(self, tokens, idx, options, env):
         return '</details>\n'

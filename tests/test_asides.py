@@ -1,6 +1,6 @@
 """Asides: `::: aside Title` … `:::` sets a digression apart as a titled note the reader may skip; it
 renders as a note (not a landmark), its words are searched like the text around it, and a missing title
-or a heading inside one is reported with its file and line."""
+or a heading inside one is reported with its file and line; a fold (`::: details Title`) alike, closed until opened."""
 
 from __future__ import annotations
 
@@ -54,19 +54,21 @@ def test_the_search_index_holds_an_asides_words(aside_site):
     assert any("只有注意力时" in section[3] and "延伸" in section[3] for section in index["sections"])
 
 
-def test_an_aside_without_a_title_names_its_file_and_line(tmp_path):
+@pytest.mark.parametrize("container,what", [("aside", "an aside"), ("details", "a fold")])
+def test_an_aside_or_a_fold_without_a_title_names_its_file_and_line(tmp_path, container, what):
     content = copy_fixture(tmp_path / "content")
     path = content / "zh" / "transformer-block.md"
-    line = append(path, "::: aside\n一段话。\n:::\n")
-    assert problems_of(content, tmp_path / "dist") == [f"{path}:{line}: an aside needs a title: `::: aside Title`"]
+    line = append(path, f"::: {container}\n一段话。\n:::\n")
+    assert problems_of(content, tmp_path / "dist") == [f"{path}:{line}: {what} needs a title: `::: {container} Title`"]
 
 
-def test_a_heading_inside_an_aside_is_reported_with_its_line(tmp_path):
+@pytest.mark.parametrize("container", ["aside", "details"])
+def test_a_heading_inside_an_aside_or_a_fold_is_reported_with_its_line(tmp_path, container):
     content = copy_fixture(tmp_path / "content")
     path = content / "zh" / "transformer-block.md"
-    line = append(path, "::: aside 说明\n一段话。\n\n### 小节 {#inner}\n:::\n")
+    line = append(path, f"::: {container} 说明\n一段话。\n\n### 小节 {{#inner}}\n:::\n")
     problems = problems_of(content, tmp_path / "dist")
-    assert any(p.startswith(f"{path}:{line + 3}: a heading inside `::: aside`") for p in problems), problems
+    assert any(p.startswith(f"{path}:{line + 3}: a heading inside `::: {container}`") for p in problems), problems
 
 
 FOLD = {"zh": "::: details 参考<b>答案</b>\n1. 只在**注意力**里。\n:::\n", "ja": "::: details <b>答え</b>\n1. **アテンション**だけです。\n:::\n"}
@@ -96,18 +98,3 @@ def test_the_search_index_holds_a_folds_words(fold_site):
 
     index = index_of(fold_site, "zh")
     assert any("只在注意力里" in section[3] for section in index["sections"])
-
-
-def test_a_fold_without_a_title_names_its_file_and_line(tmp_path):
-    content = copy_fixture(tmp_path / "content")
-    path = content / "ja" / "transformer-block.md"
-    line = append(path, "::: details\n答え。\n:::\n")
-    assert problems_of(content, tmp_path / "dist") == [f"{path}:{line}: a fold needs a title: `::: details Title`"]
-
-
-def test_a_heading_inside_a_fold_is_reported_with_its_line(tmp_path):
-    content = copy_fixture(tmp_path / "content")
-    path = content / "zh" / "transformer-block.md"
-    line = append(path, "::: details 答案\n一段话。\n\n### 小节 {#inner}\n:::\n")
-    problems = problems_of(content, tmp_path / "dist")
-    assert any(p.startswith(f"{path}:{line + 3}: a heading inside `::: details`") for p in problems), problems
