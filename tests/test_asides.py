@@ -19,12 +19,16 @@ def append(path, text) -> int:
     return before.rstrip("\n").count("\n") + 3
 
 
+FOLD = {"zh": "::: details 参考<b>答案</b>\n1. 只在**注意力**里。\n:::\n", "ja": "::: details <b>答え</b>\n1. **アテンション**だけです。\n:::\n"}
+
+
 @pytest.fixture(scope="module")
 def aside_site(tmp_path_factory):
+    """The fixture project with an aside and a fold at the end of each language's lesson."""
     root = tmp_path_factory.mktemp("asides")
     content = copy_fixture(root / "content")
-    for lang, text in ASIDE.items():
-        append(content / lang / "transformer-block.md", text)
+    for lang in ASIDE:
+        append(content / lang / "transformer-block.md", ASIDE[lang] + "\n" + FOLD[lang])
     return build_site(content, root / "dist")
 
 
@@ -71,21 +75,11 @@ def test_a_heading_inside_an_aside_or_a_fold_is_reported_with_its_line(tmp_path,
     assert any(p.startswith(f"{path}:{line + 3}: a heading inside `::: {container}`") for p in problems), problems
 
 
-FOLD = {"zh": "::: details 参考<b>答案</b>\n1. 只在**注意力**里。\n:::\n", "ja": "::: details <b>答え</b>\n1. **アテンション**だけです。\n:::\n"}
-
-
-@pytest.fixture(scope="module")
-def fold_site(tmp_path_factory):
-    root = tmp_path_factory.mktemp("folds")
-    content = copy_fixture(root / "content")
-    for lang, text in FOLD.items():
-        append(content / lang / "transformer-block.md", text)
-    return build_site(content, root / "dist")
 
 
 @pytest.mark.parametrize("lang", ["zh", "ja"])
-def test_a_fold_is_closed_until_the_reader_opens_it_and_its_title_is_the_summary(fold_site, lang):
-    page = parse(fold_site / lang / "transformer-block.html")
+def test_a_fold_is_closed_until_the_reader_opens_it_and_its_title_is_the_summary(aside_site, lang):
+    page = parse(aside_site / lang / "transformer-block.html")
     fold = page.css_first("article details.fold")
     assert fold is not None and "open" not in fold.attributes  # the answers wait until asked for
     assert fold.css_first("summary").text() == FOLD[lang].split("\n")[0].removeprefix("::: details ")  # escaped
@@ -93,8 +87,8 @@ def test_a_fold_is_closed_until_the_reader_opens_it_and_its_title_is_the_summary
     assert "<b>" not in fold.html
 
 
-def test_the_search_index_holds_a_folds_words(fold_site):
+def test_the_search_index_holds_a_folds_words(aside_site):
     from test_search import index_of
 
-    index = index_of(fold_site, "zh")
+    index = index_of(aside_site, "zh")
     assert any("只在注意力里" in section[3] for section in index["sections"])
