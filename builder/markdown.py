@@ -48,6 +48,7 @@ from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 from builder.cjk import cjk_friendly_plugin
 from builder.foreign import foreign_plugin
+from builder.math_glue import math_glue_plugin
 from builder.errors import Problem
 from builder.mathml import UnsafeMath, latex_to_mathml
 from builder.typesetting import phrase_breaks
@@ -361,6 +362,7 @@ def make_markdown() -> MarkdownIt:
     md.use(cjk_friendly_plugin)  # bold next to CJK punctuation: **前馈网络（FFN）**负责
     md.use(foreign_plugin)  # an English example in a Chinese lesson: *by the river bank*{lang=en}
     md.use(dollarmath_plugin, allow_space=True, double_inline=False, renderer=_math)
+    md.use(math_glue_plugin)  # no line starts with 。 right after inline math
     for name in CONTAINERS:
         md.use(container_plugin, name=name, validate=lambda params, *a, n=name: params.strip().split(" ", 1)[0] == n)
     md.inline.ruler.before("escape", "trace_ref", _trace_ref_rule)

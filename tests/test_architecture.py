@@ -17,6 +17,7 @@ ALLOWED = {
     "mathml": set(),
     "cjk": set(),
     "foreign": set(),
+    "math_glue": set(),
     "typesetting": set(),
     "search": {"mathml"},  # a formula as one line of text
     "output": {"errors"},
@@ -25,7 +26,7 @@ ALLOWED = {
     "i18n": {"errors", "sources"},
     "content": {"errors", "i18n", "sources", "steps"},
     "references": {"engine", "i18n", "scenarios", "steps"},
-    "markdown": {"cjk", "foreign", "errors", "mathml", "typesetting"},
+    "markdown": {"cjk", "foreign", "errors", "math_glue", "mathml", "typesetting"},
     "pages": {"errors", "typesetting"},
     "catalogs": {"errors", "i18n", "scenarios", "sources"},
     "checks": {"content", "errors", "markdown", "translation"},

@@ -215,6 +215,39 @@ def test_the_lesson_title_does_not_break_inside_a_word_on_a_phone(real_site, ope
     assert len(set(lines)) <= len(words)  # at most one line per word: never a break inside one
 
 
+def test_inline_math_takes_its_neighbouring_cjk_punctuation_along():
+    from builder.markdown import make_markdown
+
+    html = make_markdown().render("长度（$x$）。再写 $y$，$z$ 和 $w$ 后面没有标点\n")
+    assert html.count('class="math-glue"') == 2
+    assert '<span class="math-glue">（<span class="math inline">' in html  # the opening bracket comes along
+    assert '</span>）。</span>' in html and '</span>，</span>' in html  # and every closing mark after it
+    assert html.count('class="math inline"') == 4  # math with a space or nothing beside it stays as it was
+    assert "长度<span" in html and "再写 <span" in html and "</span> 和 <span" in html
+
+
+NO_LINE_STARTS_WITH_PUNCTUATION = """() => [...document.querySelectorAll('article .math.inline')].flatMap(m => {
+  // Inline math followed by closing punctuation (。，）): the mark sits on the math's line, never first on the next.
+  const next = m.nextSibling;
+  if (!next || next.nodeType !== 3 || !/^[、。，．：；！？）」』】]/.test(next.data)) return [];
+  const range = document.createRange(); range.setStart(next, 0); range.setEnd(next, 1);
+  const mark = range.getBoundingClientRect(), math = m.getBoundingClientRect();
+  return mark.top >= math.bottom - 2 ? [next.data.slice(0, 12)] : [];
+})"""
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("lang", LANGS)
+def test_no_line_starts_with_punctuation_after_inline_math(real_site, open_page, lang):
+    for name in ("transformer-block", "ffn-residual"):
+        page = open_page((real_site / lang / f"{name}.html").as_uri(), viewport={"width": 320, "height": 800})
+        stray = {}
+        for width in range(320, 431, 6):  # phone widths: somewhere among them a mark would land at a line start
+            page.set_viewport_size({"width": width, "height": 800})
+            stray.update({text: width for text in page.evaluate(NO_LINE_STARTS_WITH_PUNCTUATION)})
+        assert not stray, f"{lang}/{name}: a line starts with the punctuation after inline math: {stray}"
+
+
 @pytest.mark.parametrize("lang,expected", [("zh", "<strong>前馈网络（FFN）</strong>"),
                                            ("ja", "<strong>フィードフォワードネットワーク（FFN）</strong>")])
 def test_bold_next_to_cjk_punctuation_in_the_lessons(real_site, lang, expected):
