@@ -1531,3 +1531,15 @@ def test_post_norm_identity_falls_at_the_attention_steps_and_the_ffn_steps_give_
         assert change[(block, "attention")] < 0
     for block in range(3, 7):
         assert 0 < change[(block, "ffn")] < -change[(block, "attention")]
+
+
+# round 22, prose-zh26-tb
+
+
+def test_without_the_residual_only_the_second_ffn_unit_fires_from_block_3_for_every_word():
+    """zh-22 / ja-22 3.7: the lesson names the one active hidden unit (the second; the third and fourth are off)."""
+    s = scenario("river-bank")
+    for step in s.traces["pre-off"].steps:
+        if step.sublayer == "ffn" and step.block >= 3:
+            fires = (step.normed @ s.weights.w_1 + s.weights.b_1) > 0  # (T, H)
+            assert fires.tolist() == [[False, True, False, False]] * len(fires), step.block
