@@ -1543,3 +1543,16 @@ def test_without_the_residual_only_the_second_ffn_unit_fires_from_block_3_for_ev
         if step.sublayer == "ffn" and step.block >= 3:
             fires = (step.normed @ s.weights.w_1 + s.weights.b_1) > 0  # (T, H)
             assert fires.tolist() == [[False, True, False, False]] * len(fires), step.block
+
+
+def test_in_three_blocks_the_spread_dips_only_after_block_1_attention():
+    """ja transformer-block step 5 (review ja-22 2.1): by the river bank, residual on, the words' largest distance
+    grows from block end to block end over three blocks; of the six sublayer steps only block 1's attention step
+    narrows it, and only slightly."""
+    s = scenario("river-bank")
+    steps = s.traces["pre-on"].steps[:6]
+    series = [spread(s.x0)] + [spread(st.after) for st in steps]
+    ends = series[::2]
+    assert all(a < b for a, b in zip(ends, ends[1:]))
+    dips = [(st.block, st.sublayer) for st, a, b in zip(steps, series, series[1:]) if b < a]
+    assert dips == [(1, "attention")] and series[0] - series[1] < 0.1 * series[0]
