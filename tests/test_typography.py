@@ -248,8 +248,8 @@ def test_no_line_starts_with_punctuation_after_inline_math(real_site, open_page,
         assert not stray, f"{lang}/{name}: a line starts with the punctuation after inline math: {stray}"
 
 
-@pytest.mark.parametrize("lang,expected", [("zh", "<strong>前馈网络（FFN）</strong>"),
-                                           ("ja", "<strong>フィードフォワードネットワーク（FFN）</strong>")])
+@pytest.mark.parametrize("lang,expected", [("zh", "<strong>前馈网络</strong>（FFN）"),
+                                           ("ja", "<strong>フィードフォワードネットワーク</strong>（FFN）")])
 def test_bold_next_to_cjk_punctuation_in_the_lessons(real_site, lang, expected):
     html = (real_site / lang / "ffn-residual.html").read_text(encoding="utf-8")
     assert expected in html
