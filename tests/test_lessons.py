@@ -1556,3 +1556,19 @@ def test_in_three_blocks_the_spread_dips_only_after_block_1_attention():
     assert all(a < b for a, b in zip(ends, ends[1:]))
     dips = [(st.block, st.sublayer) for st, a, b in zip(steps, series, series[1:]) if b < a]
     assert dips == [(1, "attention")] and series[0] - series[1] < 0.1 * series[0]
+
+
+# round 23, prose-zh27-tb
+
+
+def test_with_money_only_after_w_o_is_money_the_one_value_vector_with_negative_geography():
+    """Self-check answer 5 (review ja-23 1.1): "after W_O, the other words' value vectors all have positive
+    geography; only money's is negative in geography and positive in finance". Before W_O (V = norm(x) W_V,
+    the lesson's first definition) the signs are the other way round, which is why the lessons say 值向量 /
+    値ベクトル for the vectors after W_O from the second-sense section on."""
+    s, _, after = _block_1_attention_of_bank("money-bank")
+    before = s.traces["pre-on"].steps[0].normed @ s.weights.w_v
+    g, f, money = s.dimensions.index("geography"), s.dimensions.index("finance"), s.tokens.index("money")
+    others = [i for i in range(len(s.tokens)) if i != money]
+    assert after[money, g] < 0 < after[money, f] and np.all(after[others, g] > 0)
+    assert before[money, g] > 0 and np.all(before[others, g] < 0)
