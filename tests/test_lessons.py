@@ -1572,3 +1572,22 @@ def test_with_money_only_after_w_o_is_money_the_one_value_vector_with_negative_g
     others = [i for i in range(len(s.tokens)) if i != money]
     assert after[money, g] < 0 < after[money, f] and np.all(after[others, g] > 0)
     assert before[money, g] > 0 and np.all(before[others, g] < 0)
+
+
+def test_money_turns_bank_to_finance_by_being_averaged_in_and_by_drawing_bank_s_weight():
+    """transformer-block #second-sense (review zh-23 1.2): "it is money that turns bank to finance: the averaged
+    vectors now include money, far from the rest, and bank's weights lean to it". Both halves: with every weight
+    equal, money's presence alone already makes block 1's finance correction positive (by the river it is
+    negative), and bank's actual lean to money more than doubles it."""
+    finance = scenario("money-bank").dimensions.index("finance")
+    corrections = {}
+    for name in ("river-bank", "money-bank"):
+        s, step, values = _block_1_attention_of_bank(name)
+        corrections[name] = (values.mean(axis=0)[finance], step.delta[s.tracked, finance])
+    (river_equal, _), (money_equal, money_actual) = corrections["river-bank"], corrections["money-bank"]
+    assert river_equal < 0 < money_equal and money_actual > 2 * money_equal
+    s, step, values = _block_1_attention_of_bank("money-bank")
+    money = s.tokens.index("money")
+    others = [i for i in range(len(s.tokens)) if i != money]
+    far = np.linalg.norm(values[money] - values[others], axis=1).min()
+    assert far > 3 * spread(values[others]) and step.attention[s.tracked].argmax() == money
