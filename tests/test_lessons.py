@@ -1612,3 +1612,28 @@ def test_post_norms_sublayers_give_back_less_than_its_two_norms_take_from_block_
     assert np.all(np.diff(post) < 0)  # from block 2, each block ends below the one before
     source = (CONTENT / "zh" / "ffn-residual.md").read_text(encoding="utf-8")
     assert "归一化本身都让它变小" in source and "补不回两次归一化削掉的" in source
+
+
+# round 23, prose-ja27-ffn
+
+
+def test_ja_post_norms_norm_on_its_own_lowers_the_identity_and_the_sublayers_give_back_less_from_block_2():
+    """ja ffn-residual aside (reviews zh-23 1.1 / 4.4, mirrored): '足し算の後の正規化はそれだけで毎回この成分を小さく
+    しますが、ブロック 1 のアテンションの後の一度だけは逆に大きくします'; 'ブロック 2 からは足した後の標準偏差が毎回
+    1 より大きく……各ブロックで二つのサブレイヤーが足す修正を合わせても、二度の正規化で削られる分には届きません。
+    そのため、この成分はブロックごとに小さくなっていきます' (by the river bank, post-norm, bank's identity)."""
+    s = scenario("river-bank")
+    identity, t = s.dimensions.index("bank_identity"), s.tracked
+    steps = s.traces["post-on"].steps
+    taken = [(st.before + st.delta)[t, identity] - st.after[t, identity] for st in steps]  # what each norm takes off
+    assert taken[0] < 0 and all(cut > 0 for cut in taken[1:])
+    assert (steps[0].before + steps[0].delta)[t].std() < 1  # block 1 attention's sum: σ below 1
+    for block in range(2, 7):
+        attention, ffn = steps[2 * block - 2], steps[2 * block - 1]
+        assert all((st.before + st.delta)[t].std() > 1 for st in (attention, ffn))
+        given = attention.delta[t, identity] + ffn.delta[t, identity]
+        assert 0 < given < taken[2 * block - 2] + taken[2 * block - 1]
+    ends = s.traces["post-on"].block_outputs()[:, t, identity]
+    assert ends[0] > s.x0[t, identity] and np.all(np.diff(ends) < 0)
+    source = (CONTENT / "ja" / "ffn-residual.md").read_text(encoding="utf-8")
+    assert "正規化はそれだけで毎回この成分を小さく" in source and "二度の正規化で削られる分には届きません" in source
