@@ -1592,36 +1592,18 @@ def test_money_turns_bank_to_finance_by_being_averaged_in_and_by_drawing_bank_s_
     assert far > 3 * spread(values[others]) and step.attention[s.tracked].argmax() == money
 
 
-# round 23, prose-zh27-ffn
+# round 23, prose-zh27-ffn and prose-ja27-ffn
 
 
-def test_post_norms_sublayers_give_back_less_than_its_two_norms_take_from_block_2():
-    """zh ffn-residual aside (review zh-23 1.1, 4.4): 'post-norm 里，每次相加之后的归一化本身都让它变小，只有块 1
-    注意力之后的那次反而让它变大' (the norm on its own, not the whole step); '从块 2 起，post-norm 每次相加以后标准差
-    都大于 1，……这一维就变小一些。每个块里，两个子层给它的修正量合起来，补不回两次归一化削掉的，所以这一维每过一个块都比
-    前一个块小' (by the river bank, bank's identity dimension)."""
-    s = scenario("river-bank")
-    identity, t = s.dimensions.index("bank_identity"), s.tracked
-    steps = s.traces["post-on"].steps
-    cut = lambda st: (st.before + st.delta)[t, identity] - st.after[t, identity]  # noqa: E731  what the norm takes
-    assert cut(steps[0]) < 0 and all(cut(st) > 0 for st in steps[1:])  # only block 1 attention's norm raises it
-    for attention, ffn in zip(steps[2::2], steps[3::2]):  # blocks 2-6
-        assert all((st.before + st.delta)[t].std() > 1 for st in (attention, ffn))
-        assert 0 < attention.delta[t, identity] + ffn.delta[t, identity] < cut(attention) + cut(ffn)
-    post = s.traces["post-on"].block_outputs()[:, t, identity]
-    assert np.all(np.diff(post) < 0)  # from block 2, each block ends below the one before
-    source = (CONTENT / "zh" / "ffn-residual.md").read_text(encoding="utf-8")
-    assert "归一化本身都让它变小" in source and "补不回两次归一化削掉的" in source
-
-
-# round 23, prose-ja27-ffn
-
-
-def test_ja_post_norms_norm_on_its_own_lowers_the_identity_and_the_sublayers_give_back_less_from_block_2():
-    """ja ffn-residual aside (reviews zh-23 1.1 / 4.4, mirrored): '足し算の後の正規化はそれだけで毎回この成分を小さく
-    しますが、ブロック 1 のアテンションの後の一度だけは逆に大きくします'; 'ブロック 2 からは足した後の標準偏差が毎回
-    1 より大きく……各ブロックで二つのサブレイヤーが足す修正を合わせても、二度の正規化で削られる分には届きません。
-    そのため、この成分はブロックごとに小さくなっていきます' (by the river bank, post-norm, bank's identity)."""
+@pytest.mark.parametrize("lang,phrases", [
+    ("zh", ("归一化本身都让它变小", "补不回两次归一化削掉的")),
+    ("ja", ("正規化はそれだけで毎回この成分を小さく", "二度の正規化で削られる分には届きません")),
+])
+def test_post_norms_norm_on_its_own_lowers_the_identity_and_the_sublayers_give_back_less_from_block_2(lang, phrases):
+    """ffn-residual aside (review zh-23 1.1, 4.4): each normalisation after an add, on its own, lowers bank's identity
+    dimension, except the one after block 1's attention, which raises it (its sum's σ is below 1); from block 2 every
+    sum's σ is above 1, and in each block what the two sublayers add is less than what the two normalisations take
+    off, so the dimension ends every block below the block before (by the river bank, post-norm)."""
     s = scenario("river-bank")
     identity, t = s.dimensions.index("bank_identity"), s.tracked
     steps = s.traces["post-on"].steps
@@ -1635,5 +1617,5 @@ def test_ja_post_norms_norm_on_its_own_lowers_the_identity_and_the_sublayers_giv
         assert 0 < given < taken[2 * block - 2] + taken[2 * block - 1]
     ends = s.traces["post-on"].block_outputs()[:, t, identity]
     assert ends[0] > s.x0[t, identity] and np.all(np.diff(ends) < 0)
-    source = (CONTENT / "ja" / "ffn-residual.md").read_text(encoding="utf-8")
-    assert "正規化はそれだけで毎回この成分を小さく" in source and "二度の正規化で削られる分には届きません" in source
+    source = (CONTENT / lang / "ffn-residual.md").read_text(encoding="utf-8")
+    assert all(phrase in source for phrase in phrases)
