@@ -51,7 +51,10 @@ self.addEventListener("activate", function (event) {
 });
 """
 RELOAD_JS = """(function () {
-  var version = null;
+  // The build this page was served from: a page that learnt it from its first status check would take a
+  // build finished before that check for its own, and never reload.
+  var served = document.currentScript && document.currentScript.getAttribute("data-version");
+  var version = served === null || served === undefined ? null : Number(served);
   function poll() {
     fetch("%s", { cache: "no-store" }).then(function (r) { return r.json(); }).then(function (s) {
       if (version !== null && s.version !== version) { location.reload(); return; }
@@ -94,7 +97,7 @@ pre {{ background: #fbeaea; border-left: 4px solid #8b0000; padding: 1rem; overf
 <p>Fix what is listed below and save; this page reloads by itself when the site builds again.</p>
 <pre id="lesson-builder-problems" role="alert">{problems}</pre>
 </main>
-<script src="{script}"></script>
+<script src="{script}" data-version="{version}"></script>
 </body>
 </html>
 """
@@ -207,12 +210,16 @@ class Preview:
     def problems_page(self) -> bytes | None:
         """The page every address shows while the last build failed, or None."""
         with self.lock:
-            errors = list(self.errors)
+            errors, version = list(self.errors), self.version
         if not errors:
             return None
         count = f"{len(errors)} problem{'s' if len(errors) != 1 else ''}"
         return PROBLEMS_PAGE.format(count=count, problems=html.escape("\n".join(errors)),
-                                    script=SCRIPT_PATH).encode("utf-8")
+                                    script=SCRIPT_PATH, version=version).encode("utf-8")
+
+    def current_version(self) -> int:
+        with self.lock:
+            return self.version
 
 
 MAX_PATH = 2048  # longer request targets are refused (no page of ours has one)
@@ -272,6 +279,8 @@ def make_handler(preview: Preview, extra_hosts: frozenset[str] = frozenset()):
             # the preview's temporary files, anything private that ended up in the folder.
             if any(part.startswith(".") for part in (*Path(raw).parts, *target.relative_to(root).parts)):
                 return self.send_error(HTTPStatus.NOT_FOUND, "not found")
+            # Read before the file: a rebuild that writes it meanwhile only costs the page one more reload.
+            version = preview.current_version()
             if target.is_dir():
                 if not path.endswith("/"):
                     return self._redirect(path + "/")
@@ -279,7 +288,7 @@ def make_handler(preview: Preview, extra_hosts: frozenset[str] = frozenset()):
             if target.is_file():
                 body = target.read_bytes()
                 if target.suffix == ".html":
-                    body = body.replace(b"</body>", f'<script src="{SCRIPT_PATH}"></script></body>'.encode(), 1)
+                    body = body.replace(b"</body>", f'<script src="{SCRIPT_PATH}" data-version="{version}"></script></body>'.encode(), 1)
                 return self._send(body, self.guess_type(str(target)), head=head)
             if (root / "404.html").is_file():
                 return self._send((root / "404.html").read_bytes(), "text/html; charset=utf-8", HTTPStatus.NOT_FOUND, head)

@@ -615,7 +615,7 @@ def test_preview_shows_the_problems_at_every_page_when_the_first_build_fails(tmp
         thread.join(10)
 
 
-SCRIPT_TAG = b'<script src="/__lesson_builder/reload.js"></script>'
+SCRIPT_TAG = b'<script src="/__lesson_builder/reload.js" data-version="'  # the build the page was served from
 
 
 @pytest.fixture

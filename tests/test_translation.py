@@ -195,6 +195,38 @@ def test_serve_rebuilds_after_an_edit_and_reloads_the_page(preview, open_page):
     assert page.locator("#lesson-builder-problems").count() == 0
 
 
+@pytest.mark.browser
+def test_serve_reloads_a_page_whose_first_status_check_comes_after_the_rebuild(preview, open_page):
+    """A page knows the build it was served from. Under load its first status check may come back after
+    an edit was already rebuilt; a page that learnt the version from that answer took the new build for
+    its own and never reloaded (the serve test above failed now and then on a busy machine)."""
+    import time
+    import urllib.request
+
+    base, content = preview
+    held = []
+    page = open_page("about:blank", allowed_prefix=base)
+    page.route("**/__lesson_builder/status", lambda route: route.continue_() if held else held.append(route))
+    page.goto(base + "zh/transformer-block.html")
+    page.wait_for_selector("[data-figure][data-ready]")
+    page.evaluate("window.__marker = 1")
+    assert len(held) == 1  # the page's first status check, not answered yet
+
+    def version():
+        with urllib.request.urlopen(base + "__lesson_builder/status") as response:
+            return json.load(response)["version"]
+
+    served = version()
+    edit(content / "zh" / "transformer-block.md", "## 常见误区 {#mistakes}", "## 常见误区（已修改） {#mistakes}")
+    deadline = time.monotonic() + 15
+    while version() == served and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert version() != served  # rebuilt before the page has heard anything
+    held[0].continue_()
+    page.wait_for_function("() => window.__marker === undefined && document.querySelector('#mistakes') && "
+                           "document.querySelector('#mistakes').textContent.includes('已修改')", timeout=15000)
+
+
 def test_serve_binds_loopback_by_default():
     from builder.cli import _parser
 
