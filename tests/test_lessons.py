@@ -1619,3 +1619,41 @@ def test_post_norms_norm_on_its_own_lowers_the_identity_and_the_sublayers_give_b
     assert ends[0] > s.x0[t, identity] and np.all(np.diff(ends) < 0)
     source = (CONTENT / lang / "ffn-residual.md").read_text(encoding="utf-8")
     assert all(phrase in source for phrase in phrases)
+
+
+# round 24, prose-zh28-tb
+
+
+def test_the_rows_scores_flatten_because_the_keys_from_the_normalised_copies_grow_alike():
+    """transformer-block #residual-on attention (review zh-24 1.3): "the keys are computed from these copies, grow
+    alike too, so the scores within a row flatten". By the river bank with the residual on: from block to block
+    the keys' largest distance shrinks, and so does the largest range of scores within any row."""
+    s = scenario("river-bank")
+    w = s.weights
+    keys, ranges = [], []
+    for step in s.traces["pre-on"].steps:
+        if step.sublayer == "attention":
+            k, q = step.normed @ w.w_k, step.normed @ w.w_q
+            scores = q @ k.T / np.sqrt(k.shape[-1])
+            keys.append(spread(k))
+            ranges.append((scores.max(axis=1) - scores.min(axis=1)).max())
+    assert all(a > b for a, b in zip(keys, keys[1:])) and all(a > b for a, b in zip(ranges, ranges[1:]))
+    assert ranges[-1] < 0.05 * ranges[0]
+    zh = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
+    assert "键从这些副本算出，也越来越像，同一行里的分数也就拉平了" in zh
+
+
+def test_bank_identity_rises_from_block_end_to_block_end_but_dips_inside_block_3():
+    """transformer-block step 5 (review ja-24 1.2): the lesson says bank's identity component rises "at the input
+    and the block ends"; between those ends it falls at block 3's attention step (and by less than 0.001 at block 1's,
+    which step 2 calls 几乎没动)."""
+    s = scenario("river-bank")
+    i = s.dimensions.index("bank_identity")
+    steps = s.traces["pre-on"].steps[:6]
+    series = [s.x0[s.tracked, i]] + [st.after[s.tracked, i] for st in steps]
+    ends = series[::2]
+    assert all(a < b for a, b in zip(ends, ends[1:]))
+    dips = {(st.block, st.sublayer): a - b for st, a, b in zip(steps, series, series[1:]) if b < a}
+    assert set(dips) == {(1, "attention"), (3, "attention")} and dips[1, "attention"] < 0.001 < 0.05 < dips[3, "attention"]
+    zh = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
+    assert "输入处和各块结束时，bank 身份维是 {{on:b0-3 bank_identity}}" in zh
