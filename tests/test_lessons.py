@@ -1597,7 +1597,8 @@ def test_money_turns_bank_to_finance_by_being_averaged_in_and_by_drawing_bank_s_
 
 @pytest.mark.parametrize("lang,phrases", [
     ("zh", ("归一化本身都让它变小", "除了块 1 注意力之后那一次，post-norm 每次相加以后标准差都大于 1", "补不回两次归一化削掉的")),
-    ("ja", ("正規化はそれだけで毎回この成分を小さく", "二度の正規化で削られる分には届きません")),
+    ("ja", ("正規化はそれだけで毎回この成分を小さく", "ブロック 1 の FFN からは、足した後の標準偏差が毎回 1 より大きく",
+            "二度の正規化で削られる分には届きません")),
 ])
 def test_post_norms_norm_on_its_own_lowers_the_identity_and_the_sublayers_give_back_less_from_block_2(lang, phrases):
     """ffn-residual aside (review zh-23 1.1, 4.4): each normalisation after an add, on its own, lowers bank's identity
