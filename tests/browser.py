@@ -53,6 +53,8 @@ class Recorder:
     withheld: tuple[str, ...] = ()  # files of the site a test withholds on purpose (say, the charting library)
     errors: list[str] = field(default_factory=list)
     blocked: list[str] = field(default_factory=list)
+    navigations: int = 0  # the main frame's navigations so far
+    started_at: dict = field(default_factory=dict)  # request → navigations when it started
 
     def attach(self, page):
         # Plotly's own warnings ("WARN: Invalid color specifier …") arrive as console.trace, not warning.
@@ -60,9 +62,22 @@ class Recorder:
                 if (m.type in ("error", "warning", "trace") or m.text.startswith(("WARN", "ERROR")))
                 and not (self.withheld and "Failed to load resource" in m.text) else None)
         page.on("pageerror", lambda e: self.errors.append(f"page error: {e}"))
-        page.on("requestfailed", lambda r: None if self._withheld(r.url) else self.errors.append(f"failed request: {r.url} {r.failure}"))
+        page.on("request", lambda r: self._started(page, r))
+        page.on("requestfailed", lambda r: self._failed(page, r))
         page.route("**/*", self._route)
         return page
+
+    def _started(self, page, request):
+        if request.is_navigation_request() and request.frame == page.main_frame:
+            self.navigations += 1
+        self.started_at[request] = self.navigations
+
+    def _failed(self, page, request):
+        # A page that navigates (a reload, a link) cancels what it was still loading: the browser's own
+        # doing, not a fault. Anything else that fails is one.
+        cancelled = request.failure == "net::ERR_ABORTED" and self.started_at.get(request, self.navigations) < self.navigations
+        if not (self._withheld(request.url) or cancelled):
+            self.errors.append(f"failed request: {request.url} {request.failure}")
 
     def _withheld(self, url: str) -> bool:
         return any(url.endswith(name) for name in self.withheld)
