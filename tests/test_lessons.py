@@ -1659,3 +1659,20 @@ def test_bank_identity_rises_from_block_end_to_block_end_but_dips_inside_block_3
     assert set(dips) == {(1, "attention"), (3, "attention")} and dips[1, "attention"] < 0.001 < 0.05 < dips[3, "attention"]
     zh = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
     assert "输入处和各块结束时，bank 身份维是 {{on:b0-3 bank_identity}}" in zh
+
+
+# round 25, prose-zh29-tb
+
+
+def test_the_colour_bar_end_the_zh_lesson_types_is_the_attention_tables_scale_top():
+    """transformer-block (review zh-25 2.2): the colour bar "只画到 $0.5$，右端标着“$0.5$ 及以上”" is the
+    attention figure's SCALE_TOP (typed in math, since the build refuses a decimal in plain text), and every
+    weight of the lesson's sentences stays below it ("本课的权重都不到一半")."""
+    from builder.figures.attention import SCALE_TOP
+
+    zh = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
+    typed = re.findall(r"只画到 \$(\d\.\d+)\$，右端标着“\$(\d\.\d+)\$ 及以上”", zh)
+    assert typed and all(float(n) == SCALE_TOP for pair in typed for n in pair), typed
+    for name in ("river-bank", "money-bank", "bank-by-the-river"):
+        for run in scenario(name).traces.values():
+            assert all(st.attention.max() < SCALE_TOP for st in run.steps if st.sublayer == "attention")
