@@ -1236,7 +1236,7 @@ def test_pre_norms_identity_never_falls_block_by_block_and_drops_at_the_final_no
 
 
 def test_post_norm_lowers_the_identity_at_every_normalisation_but_the_one_after_block_1s_attention():
-    """ffn-residual: "post-norm 里它在每次相加之后的归一化处变小，只有块 1 注意力之后的那次反而让它变大"."""
+    """ffn-residual: "post-norm 里它在每次相加之后的归一化处变小，只有块 1 的注意力之后那次反而让它变大"."""
     s = scenario("river-bank")
     identity, t = s.dimensions.index("bank_identity"), s.tracked
     steps = s.traces["post-on"].steps
@@ -1596,7 +1596,7 @@ def test_money_turns_bank_to_finance_by_being_averaged_in_and_by_drawing_bank_s_
 
 
 @pytest.mark.parametrize("lang,phrases", [
-    ("zh", ("归一化本身都让它变小", "除了块 1 注意力之后那一次，post-norm 每次相加以后标准差都大于 1", "补不回两次归一化削掉的")),
+    ("zh", ("归一化本身都让它变小", "除了块 1 的注意力之后那一次，post-norm 每次相加以后标准差都大于 1", "补不回两次归一化削掉的")),
     ("ja", ("正規化はそれだけで毎回この成分を小さく", "ブロック 1 の FFN からは、足した後の標準偏差が毎回 1 より大きく",
             "二度の正規化で削られる分には届きません")),
 ])
