@@ -1676,3 +1676,19 @@ def test_the_colour_bar_end_the_zh_lesson_types_is_the_attention_tables_scale_to
     for name in ("river-bank", "money-bank", "bank-by-the-river"):
         for run in scenario(name).traces.values():
             assert all(st.attention.max() < SCALE_TOP for st in run.steps if st.sublayer == "attention")
+
+
+# round 25, prose-ja29-tb
+def test_money_block_1_point_sits_just_above_x0_with_the_residual_connection():
+    """ja transformer-block: 「ブロック 1 の点は x0 のすぐ上にあり」 (the meaning path, residual on)."""
+    money = bank_after_blocks("money-bank")
+    step = money[1, :2] - money[0, :2]
+    assert step[1] > 0 and abs(step[0]) < step[1] / 4
+
+
+def test_money_block_1_point_is_the_ring_just_right_of_point_3_in_the_close_up():
+    """ja transformer-block: 「そのすぐ右の輪は、この文のブロック 1 の点です」 (residual off, depth 3)."""
+    river, money = bank_after_blocks("river-bank", "pre-off"), bank_after_blocks("money-bank", "pre-off")
+    assert np.allclose(money[3, :2], river[3, :2], atol=0.01)  # block 3: the ring around point 3
+    gap = money[1, :2] - river[3, :2]
+    assert 0 < gap[0] < 0.02 and abs(gap[1]) < 0.02  # right of it, closer than one close-up grid step (0.1)
