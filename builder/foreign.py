@@ -13,26 +13,24 @@ import re
 
 from markdown_it import MarkdownIt
 
+from builder.inline_tokens import inline_children
+
 LANG_NOTE = re.compile(r"\{lang=([A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*)\}")
 CLOSERS = {"em_close": "em_open", "strong_close": "strong_open"}
 
 
 def _apply(state) -> None:
-    for block in state.tokens:
-        if block.type != "inline" or not block.children:
+    for children, i, token in inline_children(state):
+        if token.type != "text" or i == 0 or children[i - 1].type not in CLOSERS:
             continue
-        children = block.children
-        for i, token in enumerate(children):
-            if token.type != "text" or i == 0 or children[i - 1].type not in CLOSERS:
-                continue
-            match = LANG_NOTE.match(token.content)
-            if not match:
-                continue
-            opener = _opener(children, i - 1)
-            if opener is None:
-                continue
-            opener.attrSet("lang", match.group(1))
-            token.content = token.content[match.end():]
+        match = LANG_NOTE.match(token.content)
+        if not match:
+            continue
+        opener = _opener(children, i - 1)
+        if opener is None:
+            continue
+        opener.attrSet("lang", match.group(1))
+        token.content = token.content[match.end():]
 
 
 def _opener(children, close: int):

@@ -12,26 +12,24 @@ from __future__ import annotations
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 
+from builder.inline_tokens import inline_children
+
 CLOSING = "、。，．：；！？）」』】〉》〕］｝”’"
 OPENING = "（「『【〈《〔［｛“‘"
 
 
 def _apply(state) -> None:
-    for block in state.tokens:
-        if block.type != "inline" or not block.children:
+    for children, i, token in inline_children(state):
+        if token.type != "math_inline":
             continue
-        children = block.children
-        for i, token in enumerate(children):
-            if token.type != "math_inline":
-                continue
-            after = children[i + 1] if i + 1 < len(children) else None
-            if after is not None and after.type == "text":
-                rest = after.content.lstrip(CLOSING)
-                token.meta["after"], after.content = after.content[:len(after.content) - len(rest)], rest
-            before = children[i - 1] if i else None
-            if before is not None and before.type == "text":
-                rest = before.content.rstrip(OPENING)
-                token.meta["before"], before.content = before.content[len(rest):], rest
+        after = children[i + 1] if i + 1 < len(children) else None
+        if after is not None and after.type == "text":
+            rest = after.content.lstrip(CLOSING)
+            token.meta["after"], after.content = after.content[:len(after.content) - len(rest)], rest
+        before = children[i - 1] if i else None
+        if before is not None and before.type == "text":
+            rest = before.content.rstrip(OPENING)
+            token.meta["before"], before.content = before.content[len(rest):], rest
 
 
 def math_glue_plugin(md: MarkdownIt) -> None:

@@ -16,8 +16,9 @@ ALLOWED = {
     "steps": set(),
     "mathml": set(),
     "cjk": set(),
-    "foreign": set(),
-    "math_glue": set(),
+    "inline_tokens": set(),
+    "foreign": {"inline_tokens"},
+    "math_glue": {"inline_tokens"},
     "typesetting": set(),
     "search": {"mathml"},  # a formula as one line of text
     "output": {"errors"},
