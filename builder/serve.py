@@ -261,6 +261,9 @@ def make_handler(preview: Preview, extra_hosts: frozenset[str] = frozenset()):
                 return self._send(REMOVE_WORKER_JS.encode("utf-8"), "text/javascript", head=head)
             if path == SCRIPT_PATH:
                 return self._send(RELOAD_JS.encode("utf-8"), "text/javascript", head=head)
+            # The build a page is served from, read before anything else: a build that ends while it is served
+            # (a new file, or the problems) then costs the page one more reload, never a missed one.
+            version = preview.current_version()
             problems = preview.problems_page()
             if problems is not None and is_page(path):  # every page shows the problems until they are fixed
                 # 200, not 500: the preview itself works, and a browser would log an error for each poll.
@@ -279,8 +282,6 @@ def make_handler(preview: Preview, extra_hosts: frozenset[str] = frozenset()):
             # the preview's temporary files, anything private that ended up in the folder.
             if any(part.startswith(".") for part in (*Path(raw).parts, *target.relative_to(root).parts)):
                 return self.send_error(HTTPStatus.NOT_FOUND, "not found")
-            # Read before the file: a rebuild that writes it meanwhile only costs the page one more reload.
-            version = preview.current_version()
             if target.is_dir():
                 if not path.endswith("/"):
                     return self._redirect(path + "/")
