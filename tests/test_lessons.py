@@ -1692,3 +1692,14 @@ def test_money_block_1_point_is_the_ring_just_right_of_point_3_in_the_close_up()
     assert np.allclose(money[3, :2], river[3, :2], atol=0.01)  # block 3: the ring around point 3
     gap = money[1, :2] - river[3, :2]
     assert 0 < gap[0] < 0.02 and abs(gap[1]) < 0.02  # right of it, closer than one close-up grid step (0.1)
+
+
+# round 26, prose-zh30
+def test_by_the_river_any_block_1_attention_weights_raise_bank_geography():
+    """zh transformer-block #second-sense (review ja-26 4.1): by the river bank, every value vector after W_O in
+    block 1 is positive in geography, so whatever the weights, the weighted average raises bank's geography."""
+    s, step, values = _block_1_attention_of_bank("river-bank")
+    geography = s.dimensions.index("geography")
+    assert values[:, geography].min() > 0 and step.delta[s.tracked, geography] > 0
+    source = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
+    assert "所以不论权重怎样分配，加权平均都会让地理维增大" in source
