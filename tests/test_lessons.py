@@ -1702,4 +1702,4 @@ def test_by_the_river_any_block_1_attention_weights_raise_bank_geography():
     geography = s.dimensions.index("geography")
     assert values[:, geography].min() > 0 and step.delta[s.tracked, geography] > 0
     source = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
-    assert "所以不论权重怎样分配，加权平均都会让地理维增大" in source
+    assert "所以不论权重怎样分配，加权平均都会让 bank 的地理维增大" in source
