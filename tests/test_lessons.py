@@ -1694,12 +1694,24 @@ def test_money_block_1_point_is_the_ring_just_right_of_point_3_in_the_close_up()
     assert 0 < gap[0] < 0.02 and abs(gap[1]) < 0.02  # right of it, closer than one close-up grid step (0.1)
 
 
-# round 26, prose-zh30
-def test_by_the_river_any_block_1_attention_weights_raise_bank_geography():
-    """zh transformer-block #second-sense (review ja-26 4.1): by the river bank, every value vector after W_O in
+# round 26, prose-zh30 and prose-ja30
+
+
+@pytest.mark.parametrize("lang,phrase", [("zh", "所以不论权重怎样分配，加权平均都会让 bank 的地理维增大"),
+                                         ("ja", "重みがどう配られても、加重平均である修正の地理成分は正になり")])
+def test_by_the_river_any_block_1_attention_weights_raise_bank_geography(lang, phrase):
+    """transformer-block #second-sense (review ja-26 4.1): by the river bank, every value vector after W_O in
     block 1 is positive in geography, so whatever the weights, the weighted average raises bank's geography."""
     s, step, values = _block_1_attention_of_bank("river-bank")
     geography = s.dimensions.index("geography")
-    assert values[:, geography].min() > 0 and step.delta[s.tracked, geography] > 0
-    source = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
-    assert "所以不论权重怎样分配，加权平均都会让 bank 的地理维增大" in source
+    assert step.delta[s.tracked, geography] >= values[:, geography].min() > 0
+    assert phrase in (CONTENT / lang / "transformer-block.md").read_text(encoding="utf-8")
+
+
+def test_block_1_ffn_raises_the_bank_identity_that_attention_left_almost_unchanged():
+    """ja transformer-block step 3: the identity dimension hardly moves in block 1's attention, then rises in its FFN."""
+    s = scenario("river-bank")
+    identity = s.dimensions.index("bank_identity")
+    attention, ffn = s.traces["pre-on"].steps[:2]
+    assert abs(attention.delta[s.tracked, identity]) < 0.01
+    assert ffn.delta[s.tracked, identity] > 0.1
