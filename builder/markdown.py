@@ -49,6 +49,7 @@ from mdit_py_plugins.dollarmath import dollarmath_plugin
 from builder.cjk import cjk_friendly_plugin
 from builder.foreign import foreign_plugin
 from builder.math_glue import math_glue_plugin
+from builder.word_glue import words_html
 from builder.errors import Problem
 from builder.mathml import UnsafeMath, latex_to_mathml
 from builder.typesetting import phrase_breaks
@@ -641,12 +642,12 @@ class LessonRenderer:
         # Headings and row names break between phrases only (builder/typesetting.py); other text as markdown-it would.
         if env.get("in_heading"):
             return phrase_breaks(tokens[idx].content, env.get("lang", ""), env.get("units", ()))
-        return escapeHtml(tokens[idx].content)
+        return words_html(tokens[idx].content)  # no line breaks inside post-norm
 
     def _open_diagram(self, tokens, idx, options, env):
         caption, label = tokens[idx].info.strip()[len("diagram"):].strip(), tokens[idx].meta["label"]
         number = html.escape(env["figure_number"](tokens[idx].meta["number"]))
-        env["caption"] = f'<span class="figure-number">{number}</span> {html.escape(caption)}'
+        env["caption"] = f'<span class="figure-number">{number}</span> {words_html(caption)}'
         if not caption:
             env["out"].problems.append(Problem(env["path"], tokens[idx].meta["line"], "a diagram needs a caption: `::: diagram Caption`"))
         if label:

@@ -12,6 +12,7 @@ from markupsafe import escape
 
 from builder.errors import Problem, UserError
 from builder.typesetting import phrase_breaks
+from builder.word_glue import words
 
 FIGURES = Path(__file__).parent / "figures"  # the figure kinds' own templates
 
@@ -34,6 +35,7 @@ def make_environment(templates: Path) -> jinja2.Environment:
     )
     env.filters["json_script"] = json_for_script
     env.filters["phrases"] = _phrases
+    env.filters["words"] = words
     return env
 
 

@@ -20,6 +20,7 @@ ALLOWED = {
     "foreign": {"inline_tokens"},
     "math_glue": {"inline_tokens"},
     "typesetting": set(),
+    "word_glue": set(),
     "search": {"mathml"},  # a formula as one line of text
     "output": {"errors"},
     "models": {"engine", "errors", "sources", "steps"},
@@ -27,8 +28,8 @@ ALLOWED = {
     "i18n": {"errors", "sources"},
     "content": {"errors", "i18n", "sources", "steps"},
     "references": {"engine", "i18n", "scenarios", "steps"},
-    "markdown": {"cjk", "foreign", "errors", "math_glue", "mathml", "typesetting"},
-    "pages": {"errors", "typesetting"},
+    "markdown": {"cjk", "foreign", "errors", "math_glue", "mathml", "typesetting", "word_glue"},
+    "pages": {"errors", "typesetting", "word_glue"},
     "catalogs": {"errors", "i18n", "scenarios", "sources"},
     "checks": {"content", "errors", "markdown", "translation"},
     "terminology": {"errors", "sources"},

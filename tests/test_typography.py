@@ -4,6 +4,7 @@ phrase-aware line breaks, language names in the reader's language, and search me
 from __future__ import annotations
 
 import unicodedata
+from pathlib import Path
 
 import pytest
 
@@ -286,3 +287,62 @@ def test_hreflang_alternates_are_absolute_with_a_base_url(tmp_path):
     tree = parse(out / "404.html")
     assert tree.css_first(".site-title").attributes["href"] == "https://example.org/repo/index.html"
     assert {s.attributes["lang"] for s in tree.css("h1 span[lang]")} == {"zh-Hans", "ja"}
+
+
+def test_a_hyphenated_word_is_set_whole_in_prose_and_captions():
+    from builder.markdown import LessonRenderer
+    from builder.word_glue import words
+
+    html = LessonRenderer().render("按 pre-norm 叠 `pre-norm` 块，见 [GPT-2](#x)。<b>\n", Path("x.md"), 1, str).html
+    assert '按 <span class="word">pre-norm</span> 叠 <code>pre-norm</code>' in html  # code keeps its own
+    assert '<a href="#x"><span class="word">GPT-2</span></a>' in html and "&lt;b&gt;" in html  # still escaped
+    assert str(words('a "pre-norm" <i>')) == 'a &#34;<span class="word">pre-norm</span>&#34; &lt;i&gt;'
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_norm_compare_caption_keeps_post_norm_whole(real_site, lang):
+    caption = parse(real_site / lang / "ffn-residual.html").css_first('#norm-compare [data-part="caption"]')
+    assert [w.text() for w in caption.css(".word")] == ["pre-norm", "post-norm"]
+
+
+LINES_INSIDE_HYPHENATED_WORDS = r"""() => {
+  // Each hyphenated word in the lesson's text and captions (not code or math): on how many lines it sits.
+  const found = [], walk = document.createTreeWalker(document.querySelector('main'), NodeFilter.SHOW_TEXT);
+  for (let node; (node = walk.nextNode());) {
+    if (node.parentElement.closest('pre, code, math, script, .visually-hidden, [hidden]')) continue;
+    for (const m of node.data.matchAll(/[0-9A-Za-z\u00C0-\u024F]+(?:-[0-9A-Za-z\u00C0-\u024F]+)+/g)) {
+      const range = document.createRange(); range.setStart(node, m.index); range.setEnd(node, m.index + m[0].length);
+      const tops = new Set([...range.getClientRects()].filter(r => r.width > 0).map(r => Math.round(r.top)));
+      if (tops.size > 1) found.push(m[0] + ' in ' + node.data.slice(Math.max(0, m.index - 8), m.index + 16));
+    }
+  }
+  return found;
+}"""
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("lang", LANGS)
+def test_no_line_breaks_inside_a_hyphenated_word_on_a_phone(real_site, open_page, lang):
+    for name in ("transformer-block", "ffn-residual"):
+        page = open_page((real_site / lang / f"{name}.html").as_uri(), viewport={"width": 320, "height": 800})
+        broken = {}
+        for width in range(320, 431, 6):  # without the spans, ja's norm-compare caption breaks post-|norm at 390 px
+            page.set_viewport_size({"width": width, "height": 800})
+            broken.update({text: width for text in page.evaluate(LINES_INSIDE_HYPHENATED_WORDS)})
+        assert not broken, f"{lang}/{name}: a line breaks inside a hyphenated word: {broken}"
+
+
+@pytest.mark.browser
+def test_a_caption_the_state_changes_keeps_its_hyphenated_words_whole(tmp_path, open_page):
+    content = copy_fixture(tmp_path / "content")
+    po = content / "ja" / "messages.po"
+    text = po.read_text(encoding="utf-8")
+    off = "残差接続オフ：帯は入力の位置にだけ描かれます。"
+    assert off in text
+    po.write_text(text.replace(off, "残差接続オフ（pre-norm）：帯は入力の位置にだけ描かれます。"), encoding="utf-8")
+    site = build_site(content, tmp_path / "dist")
+    page = open_page((site / "ja" / "transformer-block.html").as_uri())
+    page.locator('#depth-map [data-control="residual"]').click()
+    caption = page.locator('#depth-map [data-part="caption"]')
+    assert "（pre-norm）" in caption.text_content()
+    assert caption.locator(".word").all_text_contents() == ["pre-norm"]  # set by the script, not the build

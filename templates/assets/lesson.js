@@ -115,6 +115,17 @@
     (children || []).forEach(function (c) { e.appendChild(typeof c === "string" ? document.createTextNode(c) : c); });
     return e;
   }
+  // A caption the state changes keeps its hyphenated words whole, as the build writes them (builder/word_glue.py).
+  function setWords(node, text) {
+    var words = /[0-9A-Za-z\u00C0-\u024F]+(?:-[0-9A-Za-z\u00C0-\u024F]+)+/g, at = 0, m;
+    node.textContent = "";
+    while ((m = words.exec(text))) {
+      node.appendChild(document.createTextNode(text.slice(at, m.index)));
+      node.appendChild(el("span", { "class": "word" }, [m[0]]));
+      at = m.index + m[0].length;
+    }
+    node.appendChild(document.createTextNode(text.slice(at)));
+  }
   function parts(root, name) { return Array.prototype.slice.call(root.querySelectorAll('[data-part="' + name + '"]')); }
   function controls(name) { return Array.prototype.slice.call(document.querySelectorAll('[data-control="' + name + '"]')); }
 
@@ -315,7 +326,7 @@
     figures.forEach(function (f) {
       var view = viewOf(f), root = f.root;
       if (!view) return;
-      parts(root, "caption").forEach(function (p) { if (p.textContent !== view.caption) p.textContent = view.caption; });
+      parts(root, "caption").forEach(function (p) { if (p.textContent !== view.caption) setWords(p, view.caption); });
       // a chart only some states have (a close-up) shows in those
       Array.prototype.forEach.call(root.querySelectorAll("[data-chart]"), function (box) {
         box.hidden = !(view.charts && view.charts[box.getAttribute("data-chart")]);
