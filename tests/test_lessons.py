@@ -1369,31 +1369,15 @@ def test_post_norm_raises_the_identity_in_block_1_and_wears_it_down_from_block_2
     assert min(gains) > 0 and int(np.argmax(gains)) == 1 and np.all(np.diff(gains[1:]) < 0)
 
 
-def test_without_the_residual_the_words_agree_bit_for_bit_from_block_3_with_this_code_only():
-    """The collapse aside: "from block 3 the difference is at rounding level; with the reproduce code even the last
-    bit agrees, but that depends on the code: another order of the matrix products agrees bit for bit only from
-    block 4" (review zh-11 1.2)."""
-    from builder.engine import norm
-
+def test_without_the_residual_the_words_differ_from_block_3_only_by_rounding():
+    """The collapse aside: "from block 3 on, the words differ at most by floating-point rounding". Not bit for
+    bit: whether the last bit agrees depends on the order of the matrix products and on the BLAS numpy uses
+    (an earlier version of this test asserted it, and failed on another build of numpy)."""
     s = scenario("river-bank")
-    w = s.weights
     outputs = s.traces["pre-off"].block_outputs()
-    assert np.any(outputs[1] != outputs[1][0]) and np.all(outputs[2] == outputs[2][0])
-
-    def ffn(x):
-        return np.maximum(0.0, x @ w.w_1 + w.b_1) @ w.w_2 + w.b_2
-
-    def attention(x):  # as the lesson's code, but a @ (v @ W_O) instead of (a @ v) @ W_O
-        q, k, v = x @ w.w_q, x @ w.w_k, x @ w.w_v
-        scores = q @ k.T / np.sqrt(k.shape[-1])
-        a = np.exp(scores - scores.max(-1, keepdims=True))
-        return (a / a.sum(-1, keepdims=True)) @ (v @ w.w_o)
-
-    x, identical = s.x0, []
-    for _ in range(4):
-        x = ffn(norm(attention(norm(x))))
-        identical.append(bool(np.all(x == x[0])))
-    assert identical == [False, False, False, True]
+    apart = [float(np.abs(block - block[0]).max()) for block in outputs]
+    assert apart[0] > 1e-3  # block 1 still tells the words apart (the lesson prints its spread)
+    assert max(apart[2:]) < 1e-12  # from block 3: rounding, a few units in the last place of numbers near 1
 
 
 def test_the_uniform_reference_is_the_correction_attention_would_add_with_equal_weights():
