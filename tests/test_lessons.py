@@ -1699,3 +1699,22 @@ def test_block_1_ffn_raises_the_bank_identity_that_attention_left_almost_unchang
     attention, ffn = s.traces["pre-on"].steps[:2]
     assert abs(attention.delta[s.tracked, identity]) < 0.01
     assert ffn.delta[s.tracked, identity] > 0.1
+
+
+# round 29, prose-zh29-ffn
+
+
+@pytest.mark.parametrize("lang", ["zh", "ja"])
+def test_pre_norms_raw_identity_rises_every_block_by_less_each_time_so_blocks_4_and_5_print_alike(real_site, lang):
+    """ffn-residual above the identity table (review-ja-29 2.3, mirrored in zh): pre-norm's raw bank identity
+    "grows every block, but ever more slowly (from block 4 to block 5 only from 1.57 to 1.63, which the
+    one-decimal table cannot tell apart)". By the river bank: every block adds less than the one before, the two
+    printed with two decimals differ while the table's one-decimal cells of blocks 4 and 5 are the same."""
+    s = scenario("river-bank")
+    identity, t = s.dimensions.index("bank_identity"), s.tracked
+    raw = np.concatenate([[s.x0[t, identity]], s.traces["pre-on"].block_outputs()[:, t, identity]])
+    steps = np.diff(raw)
+    assert np.all(steps > 0) and np.all(np.diff(steps) < 0)
+    printed = trace_values(real_site, lang, "ffn-residual")
+    assert float(printed["on:b4 bank_identity:.2"]) < float(printed["on:b5 bank_identity:.2"])
+    assert printed["on:b4 bank_identity"] == printed["on:b5 bank_identity"]
