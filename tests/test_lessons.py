@@ -1718,3 +1718,129 @@ def test_pre_norms_raw_identity_rises_every_block_by_less_each_time_so_blocks_4_
     printed = trace_values(real_site, lang, "ffn-residual")
     assert float(printed["on:b4 bank_identity:.2"]) < float(printed["on:b5 bank_identity:.2"])
     assert printed["on:b4 bank_identity"] == printed["on:b5 bank_identity"]
+
+
+# round 29, prose-zh29-tb
+
+
+def _lesson_section(lang, section_id, slug="transformer-block"):
+    """The Markdown of one `## … {#id}` section of a real lesson, up to the next `## ` heading."""
+    text = (CONTENT / lang / f"{slug}.md").read_text(encoding="utf-8")
+    start = text.index("{#" + section_id + "}")
+    end = text.find("\n## ", start)
+    return text[start:end if end != -1 else None]
+
+
+def test_after_block_2_without_the_residual_the_words_differ_by_less_than_a_millionth():
+    """transformer-block, aside 坍缩的细节 (review zh-29 1.1): after block 2 with the residual off, no dimension of
+    the four words' vectors differs by a millionth, yet they are not "the same to the sixth decimal" (by's and
+    bank's finance round to different sixth decimals); after block 1 they still differ by thousandths."""
+    s = scenario("river-bank")
+    outputs = s.traces["pre-off"].block_outputs()
+    gap = lambda x: np.abs(x[:, None] - x[None]).max()
+    assert gap(outputs[1]) < 1e-6 and gap(outputs[0]) > 1e-3
+    assert len({tuple(np.round(v, 6)) for v in outputs[1]}) > 1
+    zh = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
+    assert "块 2 之后，四个词的向量每一维相差都不到百万分之一" in zh and "第六位都一样" not in zh
+
+
+def test_bank_s_input_vector_is_set_by_hand_and_only_the_other_words_are_fitted(monkeypatch):
+    """transformer-block #walkthrough (review ja-29 1.2, mirrored in zh): tools/fit_weights.py keeps bank's
+    vector fixed (the neutral [0.3, 0.3, 0, 1] the lesson starts from) and fits the other words and the weights."""
+    import importlib.util
+    import sys
+    import types
+
+    from builder.models import load_model
+
+    optimize = types.ModuleType("scipy.optimize")
+    optimize.least_squares = None  # only the fit needs scipy
+    monkeypatch.setitem(sys.modules, "scipy", types.ModuleType("scipy"))
+    monkeypatch.setitem(sys.modules, "scipy.optimize", optimize)
+    monkeypatch.setattr(sys, "argv", ["fit_weights.py"])
+    spec = importlib.util.spec_from_file_location("fit_weights", CONTENT.parent / "tools" / "fit_weights.py")
+    fit = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fit)
+    model = load_model(CONTENT / "models" / "bank-block.toml")
+    assert "bank" not in fit.FREE_WORDS and set(model.vocabulary) == set(fit.FREE_WORDS) | {"bank"}
+    assert np.array_equal(np.asarray(model.vocabulary["bank"]), fit.X0_BANK)
+    s = scenario("river-bank")
+    assert np.array_equal(s.x0[s.tracked], fit.X0_BANK)
+    zh = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
+    assert "bank 的输入向量是手工设定的；其余词的输入向量和块的参数" in zh
+
+
+def test_by_the_river_river_s_output_value_vector_is_not_the_largest_in_geography_by_s_and_the_s_are():
+    """transformer-block #second-sense (review zh-29 3.4): 「river 的这一维也不是最大的（by 和 the 的都更大）」:
+    at block 1, after W_O, river's value vector is smaller in geography than by's and than the's."""
+    s, _, values = _block_1_attention_of_bank("river-bank")
+    geography = s.dimensions.index("geography")
+    river = values[s.tokens.index("river"), geography]
+    assert river < values[s.tokens.index("by"), geography] and river < values[s.tokens.index("the"), geography]
+    zh = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
+    assert "river 的这一维也不是最大的（by 和 the 的都更大）" in zh
+
+
+@pytest.mark.parametrize("lang", ["zh", "ja"])
+def test_after_the_final_norm_bank_alone_is_positive_in_identity_with_the_residual_and_all_four_agree_without(lang):
+    """transformer-block #norm-vs-skip (review zh-29 4.3): after six blocks and the final norm, with the residual
+    bank's identity component is positive while by's, the's and river's are negative (bank still stands apart);
+    without it the four words have the same value. Both languages cite the two values in one paragraph there."""
+    from builder.engine import norm
+
+    s = scenario("river-bank")
+    identity = s.dimensions.index("bank_identity")
+    on = norm(s.traces["pre-on"].block_outputs()[-1])[:, identity]
+    off = norm(s.traces["pre-off"].block_outputs()[-1])[:, identity]
+    assert on[s.tracked] > 0 and all(on[i] < 0 for i in range(len(s.tokens)) if i != s.tracked)
+    assert np.ptp(off) < 1e-6
+    section = _lesson_section(lang, "norm-vs-skip")
+    assert any("{{on:b6.final bank_identity}}" in p and "{{off:b6.final bank_identity}}" in p
+               for p in section.split("\n\n"))
+    if lang == "zh":
+        assert "其余三个词在这一维上都是负的，bank 仍与它们分得开" in section
+
+
+def test_residual_off_lengths_are_explained_beside_the_bar_heights():
+    """transformer-block (review zh-29 4.2): the level residual-off lengths are explained in #residual-off,
+    right after the paragraph on the two bars' heights, not in #norm-vs-skip."""
+    section = _lesson_section("zh", "residual-off")
+    paragraphs = section.split("\n\n")
+    bars = next(i for i, p in enumerate(paragraphs) if "每个块的两根柱子高矮并不一样" in p)
+    assert "{{off:b1-6 length}}" in paragraphs[bars + 1]
+    assert "{{off:b1-6 length}}" not in _lesson_section("zh", "norm-vs-skip")
+
+
+def test_in_the_close_up_money_s_block_2_ring_lies_on_block_3_s_and_block_1_s_overlaps_it_from_the_lower_right():
+    """transformer-block, aside 坍缩的细节 (review ja-29 2.2, mirrored in zh): in the residual-off close-up at depth 3,
+    money's block-2 point is within the figure's "one point to the eye" distance of point 3 (its ring lies on
+    point 3's ring), while its block-1 point is further off, below and to the right, but within a few times
+    that distance (its ring partly overlaps; screenshots closeup-off-d3-point3-zoom-*.png)."""
+    from builder.figures.meaning_path import SAME_POINT
+
+    zoom = real_views("meaning-path", ("geography", "finance"))["river-bank|off|3"]["charts"]["zoom"]
+    eye = SAME_POINT * (zoom["x"]["range"][1] - zoom["x"]["range"][0])
+    river, money = bank_after_blocks("river-bank", "pre-off"), bank_after_blocks("money-bank", "pre-off")
+    point_3 = river[3, :2]
+    assert np.linalg.norm(money[3, :2] - point_3) < eye and np.linalg.norm(money[2, :2] - point_3) < eye
+    block_1 = money[1, :2] - point_3
+    assert block_1[0] > 0 and block_1[1] < 0 and eye < np.linalg.norm(block_1) < 3 * eye
+    zh = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
+    assert "money 那句块 2 后的圆环几乎和它叠在一起；右下方与它部分重叠的圆环，是 money 那句块 1 后的点" in zh
+
+
+@pytest.mark.parametrize("lang,term,plain", [("zh", "输出值向量", "值向量"), ("ja", "出力値ベクトル", "値ベクトル")])
+def test_from_second_sense_on_the_value_vector_after_w_o_has_its_own_name(lang, term, plain):
+    """transformer-block (review zh-29 4.4): x W_V W_O, what the attention correction is the weighted mean of
+    (the trace's `attention.values`), is named 输出值向量 / 出力値ベクトル (content/glossary.toml) from #second-sense
+    on, where it is defined: after the definition the plain term (x W_V only) no longer appears, and every paragraph citing
+    `attention.values` names it."""
+    text = (CONTENT / lang / "transformer-block.md").read_text(encoding="utf-8")
+    later = text[text.index("{#second-sense}"):]
+    assert f"**{term}**" in later
+    defined = later[later.index(f"**{term}**"):]
+    assert re.search(rf"(?<!{term[:-len(plain)]}){plain}", defined) is None
+    cited = [p for p in later.split("\n\n") if "attention.values" in p]
+    assert cited and all(term in p for p in cited)
+    glossary = (CONTENT / "glossary.toml").read_text(encoding="utf-8")
+    assert f'{lang} = "{term}"' in glossary
