@@ -1844,3 +1844,71 @@ def test_from_second_sense_on_the_value_vector_after_w_o_has_its_own_name(lang, 
     assert cited and all(term in p for p in cited)
     glossary = (CONTENT / "glossary.toml").read_text(encoding="utf-8")
     assert f'{lang} = "{term}"' in glossary
+
+
+def test_money_block_1_point_is_the_ring_partly_over_point_3_from_the_lower_right_in_the_close_up():
+    """ja transformer-block (review ja-29 2.2): 「その輪に右下から一部重なる輪が、この文のブロック 1 の点です
+    （ブロック 2 の輪はブロック 3 の輪とほぼ重なっています）」 (residual off, depth 3; the close-up's grid step is 0.1)."""
+    river, money = bank_after_blocks("river-bank", "pre-off"), bank_after_blocks("money-bank", "pre-off")
+    assert np.allclose(money[3, :2], river[3, :2], atol=0.01)  # block 3: the ring around point 3
+    gap = money[1, :2] - river[3, :2]
+    assert gap[0] > 0 and gap[1] < 0  # lower right of it
+    assert 0.005 < np.linalg.norm(gap) < 0.02  # beside it, yet closer than a fifth of a grid step: the rings overlap
+    assert np.linalg.norm(money[2, :2] - money[3, :2]) < 0.005  # block 2's ring all but on block 3's
+    ja = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
+    assert "その輪に右下から一部重なる輪が、この文のブロック 1 の点です（ブロック 2 の輪はブロック 3 の輪とほぼ重なっています）" in ja
+
+
+def test_the_ja_lesson_says_bank_s_input_is_set_by_hand_as_fit_weights_keeps_it():
+    """ja transformer-block #walkthrough (review ja-29 1.2): 「bank の入力ベクトルは手で決め、ほかの語の入力ベクトルと
+    ブロックのパラメーターを…最小二乗法で合わせました」: tools/fit_weights.py holds bank's vector fixed."""
+    import ast
+
+    tree = ast.parse((CONTENT.parent / "tools" / "fit_weights.py").read_text(encoding="utf-8"))
+    names = {t.id: node.value for node in tree.body if isinstance(node, ast.Assign) for t in node.targets
+             if isinstance(t, ast.Name)}
+    free = ast.literal_eval(names["FREE_WORDS"])
+    fixed = ast.literal_eval(names["X0_BANK"].args[0])
+    assert "bank" not in free and {"by", "the", "river", "money", "in"} <= set(free)
+    for name in ("river-bank", "money-bank"):
+        s = scenario(name)
+        assert s.x0[s.tracked].tolist() == fixed
+    ja = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
+    assert "bank の入力ベクトルは手で決め、ほかの語の入力ベクトルとブロックのパラメーターを" in ja
+
+
+def test_the_colour_bar_end_the_ja_lesson_types_is_the_attention_tables_scale_top():
+    """ja transformer-block (review ja-29 3.3): 「$0.5$ で頭打ちにし、右端に「$0.5$ 以上」と書いてあります。このレッスンの重みは
+    どれも $0.5$ に届きません」: the attention figure's SCALE_TOP, which no weight of the lesson reaches."""
+    from builder.figures.attention import SCALE_TOP
+
+    ja = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
+    typed = re.findall(r"\$(\d\.\d+)\$ で頭打ちにし、右端に「\$(\d\.\d+)\$ 以上」と書いてあります。このレッスンの重みはどれも "
+                       r"\$(\d\.\d+)\$ に届きません", ja)
+    assert typed and all(float(n) == SCALE_TOP for group in typed for n in group), typed
+    for name in ("river-bank", "money-bank", "bank-by-the-river"):
+        for run in scenario(name).traces.values():
+            assert all(st.attention.max() < SCALE_TOP for st in run.steps if st.sublayer == "attention")
+
+
+def test_after_block_2_without_the_residual_the_words_differ_by_under_a_millionth_but_not_by_nothing():
+    """ja transformer-block, the collapse aside (review zh-29 1.1 for ja): 「ブロック 2 の後には、四つの語のベクトルの差が
+    どの成分でも 100 万分の 1 未満になり」, not "the same to the sixth decimal" (0.256799 against 0.256798)."""
+    s = scenario("river-bank")
+    after_2 = s.traces["pre-off"].block_outputs()[1]
+    apart = np.abs(after_2[:, None] - after_2[None]).max()
+    assert 0 < apart < 1e-6
+    assert len({tuple(np.round(v, 6)) for v in after_2}) > 1  # rounded to six decimals they still differ
+    ja = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
+    assert "差がどの成分でも 100 万分の 1 未満になり" in ja and "小数第 6 位" not in ja
+
+
+def test_by_the_river_by_not_river_has_the_largest_block_1_value_geography():
+    """ja transformer-block #second-sense (review zh-29 3.4 for ja): after W_O every word's block-1 value vector is
+    positive in geography, 「いちばん大きいのも river ではなく by のものです」."""
+    s, _, values = _block_1_attention_of_bank("river-bank")
+    geography = s.dimensions.index("geography")
+    assert s.tokens[int(np.argmax(values[:, geography]))] == "by"
+    assert values[s.tokens.index("river"), geography] < values[s.tokens.index("by"), geography]
+    ja = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
+    assert "いちばん大きいのも river ではなく by のものです" in ja
