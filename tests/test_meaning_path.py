@@ -68,7 +68,14 @@ def test_the_summary_names_both_axes_for_every_sentences_end():
     x, y = chart["x"]["title"], chart["y"]["title"]
     others = chart["label"].split(";", 1)[1]
     river = plane("river-bank", True, 3)[-1]
-    assert f"{x} {river[0]:.1f}, {y} {river[1]:.1f}" in others.replace("\u2212", "-")
+    assert f"{x} {river[0]:.2f}, {y} {river[1]:.2f}" in others.replace("\u2212", "-")
+
+
+def test_the_summary_reads_the_end_as_the_table_under_the_chart_prints_it():
+    """review-ja-30 5.2: with the residual off a screen reader heard 金融 0.4 where the lesson and the table say 0.35."""
+    view = views()["river-bank|off|3"]
+    chart, last = view["charts"]["main"], view["twins"][0]["rows"][-1]
+    assert f'{chart["x"]["title"]} {last[1]}, {chart["y"]["title"]} {last[2]}' in chart["label"]
 
 
 def test_one_scale_for_every_state_with_a_unit_as_long_across_as_up():
