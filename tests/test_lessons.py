@@ -1912,3 +1912,56 @@ def test_by_the_river_by_not_river_has_the_largest_block_1_value_geography():
     assert values[s.tokens.index("river"), geography] < values[s.tokens.index("by"), geography]
     ja = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
     assert "いちばん大きいのも river ではなく by のものです" in ja
+
+
+def test_residual_off_level_comes_from_the_ffn_output_being_almost_b2_not_from_normalisation():
+    """transformer-block #residual-off (review round 30, S1): normalisation only keeps the output from shrinking to
+    zero (attention reads the same normalised vectors and its output length changes several-fold); the level is the
+    FFN's output coming ever closer to its output bias b2, almost equal to it from block 3 on."""
+    s = scenario("river-bank")
+    off = s.traces["pre-off"]
+    attention = [np.linalg.norm(st.delta[s.tracked]) for st in off.steps[0::2]]
+    ffn = [st.delta[s.tracked] for st in off.steps[1::2]]
+    assert max(attention) > 3 * min(attention)  # "注意力那一根的长度就变了好几倍"
+    gaps = [np.linalg.norm(d - s.weights.b_2) for d in ffn]
+    assert all(later <= earlier + 1e-6 for earlier, later in zip(gaps, gaps[1:]))  # "越来越接近 b2"
+    assert gaps[1] > 0.1 * np.linalg.norm(s.weights.b_2)  # not yet in block 2 ...
+    assert all(g < 0.1 * np.linalg.norm(s.weights.b_2) for g in gaps[2:])  # ... "块 3 起几乎就是它"
+    assert "前馈网络的输出越来越接近它的输出偏置 $b_2$，块 3 起几乎就是它" in _lesson_section("zh", "residual-off")
+
+
+def test_the_one_live_ffn_unit_adds_little_because_its_w2_row_is_short_not_because_it_is_weak():
+    """transformer-block, aside 坍缩的细节 (review-zh-30 1.2): the live unit's activation is the largest
+    pre-activation in size among the live ones, but its row of W2 is the shortest, so its share is small."""
+    s = scenario("river-bank")
+    w, step = s.weights, s.traces["pre-off"].steps[-1]
+    hidden = np.maximum(0.0, step.normed @ w.w_1 + w.b_1)[s.tracked]
+    live = int(np.argmax(hidden))
+    assert live == 1 and (hidden > 0).sum() == 1
+    rows = np.linalg.norm(w.w_2, axis=1)
+    assert rows[live] == rows.min()  # "W2 的第二行本身就短"
+    assert np.linalg.norm(hidden @ w.w_2) < 0.1 * np.linalg.norm(w.b_2)  # "加到输出上的量很小"
+
+
+DIVISION_OF_LABOUR = {
+    "zh": "地理维主要是注意力推的，bank 身份维的增长几乎全来自前馈网络，注意力那一步几乎不动它，块 3 还削掉一点",
+}
+
+
+@pytest.mark.parametrize("lang", ["zh", "ja"])
+def test_in_blocks_1_to_3_attention_pushes_geography_and_the_ffn_grows_the_bank_identity(lang):
+    """transformer-block walkthrough step 5 (review round 30, S4; review-zh-30 4.1)."""
+    s = scenario("river-bank")
+    steps = s.traces["pre-on"].steps[:6]
+    geography, identity = s.dimensions.index("geography"), s.dimensions.index("bank_identity")
+    attention = [st.delta[s.tracked] for st in steps[0::2]]
+    ffn = [st.delta[s.tracked] for st in steps[1::2]]
+    assert all(a[geography] > 2 * f[geography] > 0 for a, f in zip(attention, ffn))  # geography: mainly attention
+    assert all(f[identity] > 0.1 for f in ffn)  # the identity grows through the FFN ...
+    assert all(abs(a[identity]) < 0.25 * f[identity] for a, f in zip(attention[:2], ffn[:2]))  # ... attention barely
+    assert -0.5 * ffn[2][identity] < attention[2][identity] < 0  # "块 3 还削掉一点"
+    if lang not in DIVISION_OF_LABOUR:
+        pytest.skip("the ja fixer has not yet given the ja phrase (/work/notes/r30-structure.md)")
+    text = (CONTENT / lang / "transformer-block.md").read_text(encoding="utf-8")
+    step_5 = next(line for line in text.splitlines() if line.startswith("5. "))
+    assert DIVISION_OF_LABOUR[lang] in step_5
