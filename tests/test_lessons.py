@@ -1826,7 +1826,7 @@ def test_in_the_close_up_money_s_block_2_ring_lies_on_block_3_s_and_block_1_s_ov
     block_1 = money[1, :2] - point_3
     assert block_1[0] > 0 and block_1[1] < 0 and eye < np.linalg.norm(block_1) < 3 * eye
     zh = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
-    assert "money 那句块 2 后的圆环几乎和它叠在一起；右下方与它部分重叠的圆环，是 money 那句块 1 后的点" in zh
+    assert "money 那句块 2 后的圆环几乎与点 3 重合，右下方与它部分重叠的是 money 那句块 1 后的圆环" in zh
 
 
 @pytest.mark.parametrize("lang,term,plain", [("zh", "输出值向量", "值向量"), ("ja", "出力値ベクトル", "値ベクトル")])
