@@ -1964,3 +1964,36 @@ def test_in_blocks_1_to_3_attention_pushes_geography_and_the_ffn_grows_the_bank_
     text = (CONTENT / lang / "transformer-block.md").read_text(encoding="utf-8")
     step_5 = next(line for line in text.splitlines() if line.startswith("5. "))
     assert all(phrase in step_5 for phrase in DIVISION_OF_LABOUR[lang])
+
+
+def test_without_the_residual_the_level_length_comes_from_the_ffn_settling_on_its_bias_not_from_the_norm():
+    # ja #residual-off (review-ja-30 1.2): normalised inputs alone do not keep a length level (the attention
+    # output grows under the same argument); the FFN output is near b2 from block 2 and almost b2 from block 3
+    s = scenario("river-bank")
+    off = s.traces["pre-off"]
+    outputs = off.block_outputs()[:, s.tracked]
+    attention = [step for step in off.steps if step.sublayer == "attention"]
+    lengths = [np.linalg.norm(step.delta[s.tracked]) for step in attention]
+    assert lengths[2] > 2 * lengths[0]  # "the attention bars grow"
+    far = [np.linalg.norm(o - s.weights.b_2) for o in outputs]
+    assert far[0] > 0.5 * np.linalg.norm(s.weights.b_2)  # block 1: not yet at b2 (so the text starts at block 2)
+    assert far[1] < 0.25 * np.linalg.norm(s.weights.b_2)  # "near b2 from block 2"
+    assert max(far[2:]) < 0.1 * np.linalg.norm(s.weights.b_2)  # "almost b2 itself from block 3"
+    text = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
+    assert "ブロック 2 からは出力バイアス $b_2$ の近くにあり、ブロック 3 からはほぼ $b_2$ そのもの" in text
+
+
+def test_the_one_live_ffn_unit_adds_little_because_its_row_of_w2_is_small_not_its_activation():
+    # ja #residual-off aside (review-zh-30 1.2 mirrored): unit 2's activation is not small next to the other
+    # pre-activations, but W2's second row is the smallest, so its share of the output is small beside b2
+    s = scenario("river-bank")
+    w = s.weights
+    step = s.traces["pre-off"].steps[-1]
+    pre = (step.normed @ w.w_1 + w.b_1)[s.tracked]
+    hidden = np.maximum(0.0, pre)
+    assert hidden[1] > 0 and hidden[1] > 0.25 * np.abs(pre).max()  # the activation itself is not small
+    rows = np.linalg.norm(w.w_2, axis=1)
+    assert rows[1] == rows.min()  # "W2's second row is small"
+    assert np.linalg.norm(hidden @ w.w_2) < 0.1 * np.linalg.norm(w.b_2)  # "what it adds is slight"
+    text = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
+    assert "$W_2$ の第 2 行が小さいため" in text
