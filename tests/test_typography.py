@@ -346,3 +346,12 @@ def test_a_caption_the_state_changes_keeps_its_hyphenated_words_whole(tmp_path, 
     caption = page.locator('#depth-map [data-part="caption"]')
     assert "（pre-norm）" in caption.text_content()
     assert caption.locator(".word").all_text_contents() == ["pre-norm"]  # set by the script, not the build
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_identity_tables_numbers_are_right_aligned_like_the_figures_tables(real_site, lang):
+    """review-ja-30 3.9: the pre-norm/post-norm identity table left-aligned its numbers; every figure table aligns right."""
+    tables = parse(real_site / lang / "ffn-residual.html").css("article > table")
+    table = next(t for t in tables if [th.text() for th in t.css("thead th")][-1:] == ["post-norm"])
+    cells = [td for tr in table.css("tbody tr") for td in tr.css("td")]
+    assert cells and all("text-align:right" in (td.attributes.get("style") or "") for td in cells)
