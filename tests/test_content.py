@@ -13,7 +13,7 @@ import pytest
 
 from conftest import ROOT, build_site, parse, trace_values
 
-TRANSFORMER_SECTIONS = ["two-updates", "unrolled-sum", "walkthrough", "second-sense", "residual-off", "why-residuals", "norm-vs-skip",
+TRANSFORMER_SECTIONS = ["two-updates", "walkthrough", "unrolled-sum", "second-sense", "residual-off", "why-residuals", "norm-vs-skip",
                         "edge-cases", "mistakes", "reproduce", "scope", "self-check"]  # and the reader's own recomputation, and questions to check oneself
 FFN_SECTIONS = ["position-wise-ffn", "why-expand", "per-position", "residual", "why-residual", "layernorm",
                 "layernorm-vs-batchnorm", "pre-vs-post", "assemble", "division-of-labour", "summary", "reproduce", "next",

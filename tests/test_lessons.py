@@ -1807,8 +1807,8 @@ def test_residual_off_lengths_are_explained_beside_the_bar_heights():
     section = _lesson_section("zh", "residual-off")
     paragraphs = section.split("\n\n")
     bars = next(i for i, p in enumerate(paragraphs) if "每个块的两根柱子高矮并不一样" in p)
-    assert "{{off:b1-6 length}}" in paragraphs[bars + 1]
-    assert "{{off:b1-6 length}}" not in _lesson_section("zh", "norm-vs-skip")
+    assert "{{off:b1-6 length:.2}}" in paragraphs[bars + 1]
+    assert "{{off:b1-6 length" not in _lesson_section("zh", "norm-vs-skip")
 
 
 def test_in_the_close_up_money_s_block_2_ring_lies_on_block_3_s_and_block_1_s_overlaps_it_from_the_lower_right():
@@ -1826,7 +1826,7 @@ def test_in_the_close_up_money_s_block_2_ring_lies_on_block_3_s_and_block_1_s_ov
     block_1 = money[1, :2] - point_3
     assert block_1[0] > 0 and block_1[1] < 0 and eye < np.linalg.norm(block_1) < 3 * eye
     zh = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
-    assert "money 那句块 2 后的圆环几乎与点 3 重合，右下方与它部分重叠的是 money 那句块 1 后的圆环" in zh
+    assert "money 那句块 2 后的圆环几乎与点 3 重合，右下方与它部分重叠的是块 1 后的圆环" in zh
 
 
 @pytest.mark.parametrize("lang,term,plain", [("zh", "输出值向量", "值向量"), ("ja", "出力値ベクトル", "値ベクトル")])
@@ -1927,7 +1927,7 @@ def test_residual_off_level_comes_from_the_ffn_output_being_almost_b2_not_from_n
     assert all(later <= earlier + 1e-6 for earlier, later in zip(gaps, gaps[1:]))  # "越来越接近 b2"
     assert gaps[1] > 0.1 * np.linalg.norm(s.weights.b_2)  # not yet in block 2 ...
     assert all(g < 0.1 * np.linalg.norm(s.weights.b_2) for g in gaps[2:])  # ... "块 3 起几乎就是它"
-    assert "前馈网络的输出越来越接近它的输出偏置 $b_2$，块 3 起几乎就是它" in _lesson_section("zh", "residual-off")
+    assert "从块 2 起，前馈网络的输出已接近它的输出偏置 $b_2$，块 3 起几乎就是它" in _lesson_section("zh", "residual-off")
 
 
 def test_the_one_live_ffn_unit_adds_little_because_its_w2_row_is_short_not_because_it_is_weak():
@@ -1997,3 +1997,73 @@ def test_the_one_live_ffn_unit_adds_little_because_its_row_of_w2_is_small_not_it
     assert np.linalg.norm(hidden @ w.w_2) < 0.1 * np.linalg.norm(w.b_2)  # "what it adds is slight"
     text = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
     assert "$W_2$ の第 2 行が小さいため" in text
+
+
+# Review round 31 (review-zh-31, review-ja-31 mirrored as r31 M2, M4, M5, M12).
+
+def test_residual_off_lengths_stay_between_block_2s_and_block_3s_and_stop_changing_from_block_3():
+    """transformer-block #norm-vs-skip (review-zh-31 1.2, r31 M2): with the residual off the lengths are not
+    level from block 1 (0.34, 0.33, then a step of about a fifth to 0.40); they stay between block 2's and
+    block 3's length and stop changing from block 3."""
+    s = scenario("river-bank")
+    lengths = np.linalg.norm(s.traces["pre-off"].block_outputs()[:, s.tracked], axis=-1)
+    assert lengths.argmin() == 1 and lengths.argmax() == 2  # "在 {{off:b2 length}}～{{off:b3 length}} 之间"
+    assert lengths[2] > 1.15 * lengths[1]  # not "从块 1 起就几乎不再变化"
+    assert np.abs(lengths[3:] - lengths[2]).max() < 1e-3  # "块 3 起就不再变化"
+    section = _lesson_section("zh", "norm-vs-skip")
+    assert "长度一直在 {{off:b2 length:.2}}～{{off:b3 length:.2}} 之间，块 3 起就不再变化" in section
+
+
+def test_residual_off_block_1_length_is_not_b2_s_but_this_ffn_is_short_for_any_normalised_input():
+    """transformer-block #residual-off (review-ja-31 1.1, r31 M4): from block 2 the FFN output is near b2; at block 1
+    it is further from b2 than b2 is long, and its length is like the others' only because the FFN's output is
+    short whatever normalised vector it reads (W2's entries are small)."""
+    s = scenario("river-bank")
+    w = s.weights
+    ffn = [st.delta[s.tracked] for st in s.traces["pre-off"].steps[1::2]]
+    b2 = np.linalg.norm(w.b_2)
+    gaps = [np.linalg.norm(d - w.b_2) for d in ffn]
+    assert gaps[0] > b2  # "两者之差比 b2 本身还长"
+    assert gaps[1] < 0.25 * b2 and max(gaps[2:]) < 0.1 * b2  # "从块 2 起已接近 b2，块 3 起几乎就是它"
+    assert np.abs(w.w_2).max() < 0.3  # "W2 的各项都很小"
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(20000, w.w_1.shape[0]))
+    normed = (x - x.mean(-1, keepdims=True)) / x.std(-1, keepdims=True)
+    lengths = np.linalg.norm(np.maximum(0.0, normed @ w.w_1 + w.b_1) @ w.w_2 + w.b_2, axis=-1)
+    assert 0.25 < lengths.min() and lengths.max() < 0.45  # "不论读入哪个归一化以后的向量，输出都只有这么长"
+    for name in ("river-bank", "money-bank", "bank-by-the-river"):
+        for run in ("pre-on", "pre-off"):
+            for st in scenario(name).traces[run].steps[1::2]:
+                assert 0.25 < np.linalg.norm(st.delta, axis=-1).min() and np.linalg.norm(st.delta, axis=-1).max() < 0.45
+    section = _lesson_section("zh", "residual-off")
+    assert "块 1 的长度与此相近，却不是因为 $b_2$" in section and "两者之差比 $b_2$ 本身还长" in section
+    assert "而是因为 $W_2$ 的各项都很小" in section
+
+
+def test_gelu_gives_small_negative_values_for_negative_inputs_tending_to_zero():
+    """ffn-residual #why-expand (review-zh-31 1.4, r31 M5): GELU(x) = x Φ(x) is negative for every negative x,
+    smallest (about −0.17) near x = −0.75, and tends to 0 only as x grows very negative."""
+    from math import erf, sqrt
+
+    xs = np.linspace(-8.0, -1e-3, 80001)
+    gelu = np.array([x * 0.5 * (1 + erf(x / sqrt(2))) for x in xs])
+    assert (gelu < 0).all()
+    assert -0.18 < gelu.min() < -0.16 and abs(xs[gelu.argmin()] + 0.75) < 0.03
+    assert abs(gelu[0]) < 1e-12 and abs(gelu[np.searchsorted(xs, -3.0)]) < 0.005
+    text = (CONTENT / "zh" / "ffn-residual.md").read_text(encoding="utf-8")
+    assert "负数得到的是很小的负值，输入越负，输出越接近 0" in text
+
+
+def test_bank_by_the_river_takes_the_same_published_path_as_by_the_river_bank_in_every_run(real_site):
+    """transformer-block #edge-cases (review-ja-31 4.3, r31 M12): a reader takes the bank in "bank by the river"
+    for a financial bank, yet the block, which has no position information, gives it the very path of
+    "by the river bank", to the digit the published data hold."""
+    a = json.loads((real_site / "data" / "river-bank.json").read_text(encoding="utf-8"))
+    b = json.loads((real_site / "data" / "bank-by-the-river.json").read_text(encoding="utf-8"))
+    assert a["x0"][a["tracked"]] == b["x0"][b["tracked"]]
+    for run in ("pre-on", "pre-off", "post-on"):
+        sa, sb = a["runs"][run]["steps"], b["runs"][run]["steps"]
+        assert len(sa) == len(sb) == 12
+        assert [s["after"][a["tracked"]] for s in sa] == [s["after"][b["tracked"]] for s in sb]
+    section = _lesson_section("zh", "edge-cases")
+    assert "人读这句会把 bank 理解成“河边的银行”，可这个块不知道位置，分不出两种词序，照样把 bank 推向地理" in section
