@@ -1945,7 +1945,7 @@ def test_the_one_live_ffn_unit_adds_little_because_its_w2_row_is_short_not_becau
 
 DIVISION_OF_LABOUR = {
     "zh": ("地理维主要是注意力推的", "bank 身份维的增长几乎全来自前馈网络", "注意力那一步几乎不动它，块 3 还削掉一点"),
-    "ja": ("地理成分を押すのは主にアテンション", "bank の識別成分の伸びはほぼすべて FFN によるもの", "ブロック 3 ではわずかに削ります"),
+    "ja": ("地理成分を押し上げるのは主にアテンション", "bank の識別成分の伸びはほぼすべて FFN によるもの", "ブロック 3 ではわずかに削ります"),
 }
 
 
@@ -2067,3 +2067,105 @@ def test_bank_by_the_river_takes_the_same_published_path_as_by_the_river_bank_in
         assert [s["after"][a["tracked"]] for s in sa] == [s["after"][b["tracked"]] for s in sb]
     section = _lesson_section("zh", "edge-cases")
     assert "人读这句会把 bank 理解成“河边的银行”，可这个块不知道位置，分不出两种词序，照样把 bank 推向地理" in section
+
+    assert "$W_2$ の第 2 行は小さいので" in text
+
+
+def test_ja_without_the_residual_the_length_stays_short_and_stops_changing_from_block_3(real_site):
+    """ja transformer-block #residual-off and #norm-vs-skip (round 31 M2, M3; review-zh-31 1.2, 1.3 mirrored):
+    the lengths {{off:b1-6 length}} stay short (0.3-0.4) and stop changing from block 3, not "from block 1" (a
+    step of about a fifth from block 2 to 3); each sublayer reads a vector of one fixed length, so a short output
+    in one block is not carried into the next."""
+    s = scenario("river-bank")
+    off = s.traces["pre-off"]
+    lengths = np.linalg.norm(off.block_outputs()[:, s.tracked], axis=-1)
+    assert np.all((0.3 < lengths) & (lengths < 0.41))
+    assert lengths[2] > 1.15 * lengths[1]  # not level from block 1 ...
+    assert np.abs(np.diff(lengths[2:])).max() < 1e-3  # ... but from block 3
+    assert lengths.max() < 0.5 * np.linalg.norm(s.x0[s.tracked])  # "ずっと短いまま"
+    printed = trace_values(real_site, "ja", "transformer-block")["off:b1-6 length"]
+    digits = re.findall(r"\d+\.\d", printed)
+    assert len(digits) == 6 and len(set(digits[2:])) == 1 and digits[1] != digits[2]
+    # every sublayer reads a normalised copy of one length (√4, less ε), whatever the stream's length was
+    normed = np.array([np.linalg.norm(st.normed[s.tracked]) for st in off.steps])
+    assert np.allclose(normed, 2, atol=1e-3)
+    text = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
+    assert "各ブロックの後の長さは {{off:b1-6 length}} で、ブロック 3 からは変わりません" in text
+    assert "長さはずっと短いままで、ブロック 3 からは変わらなくなります" in _lesson_section("ja", "norm-vs-skip")
+    assert "ブロック 1 からほとんど変わらなく" not in text and "出力の大きさはパラメーターと入力の向きで決まる" not in text
+
+
+def test_ja_block_1s_length_is_short_not_because_of_b2_but_because_the_ffn_is_short_for_any_input():
+    """ja transformer-block #residual-off (review-ja-31 1.1, round 31 M4): block 1's FFN output is farther from b2
+    than b2 is long, so its length is not b2's; the FFN's small W1 and W2 give an output about as long as b2 for
+    any normalised input (0.7-1.15 times |b2|)."""
+    from builder.engine import norm
+
+    s = scenario("river-bank")
+    w = s.weights
+    off = s.traces["pre-off"]
+    b2 = np.linalg.norm(w.b_2)
+    first = off.steps[1].delta[s.tracked]  # block 1's FFN output = the stream after block 1
+    assert np.linalg.norm(first - w.b_2) > b2  # "まだ b2 から大きく離れています"
+    assert np.abs(w.w_1).max() < 0.3 and np.abs(w.w_2).max() < 0.3  # "W1 と W2 の成分が小さく"
+    inputs = norm(np.random.default_rng(31).normal(size=(100_000, 4)))
+    inputs = np.vstack([inputs, -inputs, np.vstack([st.normed for st in off.steps])])
+    outputs = np.maximum(0.0, inputs @ w.w_1 + w.b_1) @ w.w_2 + w.b_2
+    lengths = np.linalg.norm(outputs, axis=-1)
+    assert 0.7 * b2 < lengths.min() and lengths.max() < 1.15 * b2  # "b2 と同じくらいの長さの出力しか出さない"
+    text = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
+    assert "ブロック 1 の後の長さも同じくらいですが、これは $b_2$ のためではありません" in text
+    assert "正規化したどんなベクトルを読んでも、$b_2$ と同じくらいの長さの出力しか出さない" in text
+
+
+def test_ja_gelu_gives_small_negative_values_that_tend_to_zero_and_is_smooth():
+    """ja ffn-residual #why-expand (round 31 M5; review-zh-31 1.4 mirrored): GELU(x) = x Φ(x) is negative for every
+    negative input, smallest (about −0.17) near x = −0.75, and tends to 0 only for very negative inputs."""
+    from math import erf, sqrt
+
+    gelu = np.vectorize(lambda x: 0.5 * x * (1 + erf(x / sqrt(2))))
+    x = np.linspace(-8, -1e-3, 80_001)
+    y = gelu(x)
+    assert np.all(y < 0)  # "小さな負の値を返します"
+    assert -0.8 < x[np.argmin(y)] < -0.7 and -0.18 < y.min() < -0.16
+    assert abs(gelu(-8.0)) < 1e-12 and abs(gelu(-0.1)) > 0.04  # near 0 only far out ("大きく負になるほど 0 に近づく")
+    text = _lesson_section("ja", "why-expand", "ffn-residual")
+    assert "GELU は負の入力を一律に 0 にはせず、小さな負の値を返します" in text and "より滑らかな GELU" not in text
+
+
+def test_ja_the_financial_bank_by_the_river_takes_the_river_banks_path_to_geography(real_site):
+    """ja transformer-block #edge-cases (review-ja-31 4.3, round 31 M12): *bank by the river* (a bank by the river,
+    to a reader) follows the very path of *by the river bank* in the published data, to geography with the
+    residual on: the block has no position information to tell the two apart."""
+    a = json.loads((real_site / "data" / "river-bank.json").read_text(encoding="utf-8"))
+    b = json.loads((real_site / "data" / "bank-by-the-river.json").read_text(encoding="utf-8"))
+    assert a["tokens"] != b["tokens"] and sorted(a["tokens"]) == sorted(b["tokens"])
+    geography, finance = a["dimensions"].index("geography"), a["dimensions"].index("finance")
+    for run in a["runs"]:
+        path_a = [step["after"][a["tracked"]] for step in a["runs"][run]["steps"]]
+        path_b = [step["after"][b["tracked"]] for step in b["runs"][run]["steps"]]
+        assert path_a == path_b, run
+    on = [step["after"][b["tracked"]] for step in b["runs"]["pre-on"]["steps"]]
+    assert on[5][geography] > b["x0"][b["tracked"]][geography] and on[5][finance] < on[5][geography]  # b3: geography
+    text = _lesson_section("ja", "edge-cases")
+    assert "人が読めば *bank by the river*{lang=en} の bank は銀行ですが" in text
+    assert "この文を *by the river bank*{lang=en} と区別できず、bank を同じように地理の側へ動かします" in text
+
+
+def test_ja_a_head_takes_its_weights_from_w_q_and_w_k_and_vectors_are_lowercase():
+    """ja transformer-block (round 31 M1, M14; review-zh-31 1.1, 3.4 mirrored): W_Q and W_K give the weights, W_V the
+    values; the vectors are q, k, v and the matrices stacked from them by rows Q, K, V."""
+    text = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
+    assert "一組の $W_Q$、$W_K$ で重みを求め、$W_V$ で作った値ベクトルを" in text
+    assert "クエリ q、キー k、値 v の三つのベクトル" in text and "q、k、v を 1 行ずつ縦に並べた行列 Q、K、V" in text
+    assert "クエリ Q" not in text and "Q と K を回転" not in text
+
+
+def test_ja_the_walkthrough_tables_call_each_delta_a_correction():
+    """ja messages.po (review-ja-31 5.1, round 31 M13): the rows of Δ are 修正 (glossary), as the step text says."""
+    from babel.messages.pofile import read_po
+
+    with (CONTENT / "ja" / "messages.po").open("rb") as f:
+        catalog = read_po(f)
+    assert catalog["Δ of attention, block %(n)s"].string == "ブロック %(n)s のアテンションの修正 Δ"
+    assert catalog["Δ of the FFN, block %(n)s"].string == "ブロック %(n)s の FFN の修正 Δ"
