@@ -62,10 +62,33 @@ def _serialise(element) -> str:
         if tag == "math" and (name, value) in (("xmlns", MATHML_NS), ("display", "inline")):
             continue  # in an HTML page <math> is MathML without saying so, and inline unless it says block
         attributes.append(f' {name}="{html.escape(value)}"')
-    inner = _text(element.text) + "".join(_serialise(child) + _text(child.tail) for child in element)
+    inner = _text(element.text) + "".join(_serialise(child) + _text(child.tail) for child in _words(element))
     if not inner and tag in ("mspace", "none", "mprescripts"):
         return f"<{tag}{''.join(attributes)}/>"
     return f"<{tag}{''.join(attributes)}>{inner}</{tag}>"
+
+
+def _words(element):
+    """The children, with each run of upright single letters (\\mathrm{norm}, which latex2mathml writes as
+    n, o, r, m apart) made one identifier: a name of several letters is upright by default, a screen
+    reader says it as a word, and the page is shorter."""
+    from xml.etree.ElementTree import Element
+
+    run = []
+    for child in [*element, None]:
+        if (child is not None and child.tag == "mi" and child.attrib == {"mathvariant": "normal"} and not len(child)
+                and not child.tail and len(child.text or "") == 1 and child.text.isalpha()):
+            run.append(child)
+            continue
+        if len(run) > 1:
+            word = Element("mi")
+            word.text = "".join(letter.text for letter in run)
+            yield word
+        else:
+            yield from run
+        run = []
+        if child is not None:
+            yield child
 
 
 def _text(text: str | None) -> str:

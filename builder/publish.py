@@ -61,22 +61,41 @@ def assets(templates: Path) -> dict[str, bytes]:
               + read_bytes(kind.folder / "figure.css", limit=None).decode("utf-8") for kind in KINDS.values()
               if (kind.folder / "figure.css").exists()]
     files["assets/figures.css"] = "\n".join(styles).encode("utf-8")
-    return {name: minified(name, data) for name, data in files.items()}
+    return {name: minified(name, data, templates) for name, data in files.items()}
 
 
-def minified(name: str, data: bytes) -> bytes:
+# The first line of each file in templates/minified/ (tools/minify_scripts.py writes them).
+MINIFIED_HEADER = "// made by tools/minify_scripts.py from the script whose SHA-256 is {sha256}\n"
+
+
+def minified(name: str, data: bytes, templates: Path) -> bytes:
     """Our own scripts and styles without their comments and spaces (rjsmin, rcssmin): the sources keep
-    every comment for whoever edits them, and the reader downloads a fifth less. The vendored library is
-    already minified and is left as it is."""
+    every comment for whoever edits them, and the reader downloads a fifth less. A script whose shorter
+    form (local names renamed, tools/minify_scripts.py) was made from exactly these bytes is published in
+    that form instead. The vendored library is already minified and is left as it is."""
     if "/vendor/" in name:
         return data
     if name.endswith(".js"):
+        shorter = premade(templates / "minified" / name.removeprefix("assets/"), data)
+        if shorter is not None:
+            return shorter
         import rjsmin
         return rjsmin.jsmin(data.decode("utf-8")).encode("utf-8")
     if name.endswith(".css"):
         import rcssmin
         return rcssmin.cssmin(data.decode("utf-8")).encode("utf-8")
     return data
+
+
+def premade(path: Path, source: bytes) -> bytes | None:
+    """The body of templates/minified/<name> if its header names this source's hash, else None (a stale or
+    missing file: the build falls back to rjsmin, and tests/test_vendor.py asks for the file to be made again)."""
+    try:
+        header, _, body = path.read_bytes().partition(b"\n")
+    except OSError:
+        return None
+    expected = MINIFIED_HEADER.format(sha256=hashlib.sha256(source).hexdigest()).rstrip("\n")
+    return body if header.decode("utf-8", "replace") == expected else None
 
 
 SERVICE_WORKER = "sw.js"
