@@ -203,3 +203,31 @@ def test_the_page_shown_for_a_page_not_kept_has_no_footer_saying_pages_are_kept(
         footer = read_po(po).get("Pages you open while online are kept on this device for reading offline.").string
     assert footer and footer in parse(site / lang / "index.html").text()
     assert footer not in parse(site / lang / "offline.html").text()
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_walkthrough_notice_is_on_the_steps_whose_numbers_differ_from_the_texts_state_never_the_input(lang):
+    """The steps' text is about river-bank with the residual on. Another state's notice is listed for the steps
+    whose readout differs from that state's; the input (the same x₀ in every sentence and run) is never one
+    (review-zh-32 13, 14)."""
+    views = depth_map_views(lang)
+    assert "notice" not in views["river-bank|on|3"]
+    for key in ("river-bank|off|3", "money-bank|on|3", "money-bank|off|6"):
+        view = views[key]
+        steps = view["notice"]["steps"]
+        assert 1 not in steps and view["steps"][0] == views["river-bank|on|" + key[-1]]["steps"][0]
+        assert steps == [n for n in range(2, len(view["steps"]) + 1)
+                         if view["steps"][n - 1] != views["river-bank|on|" + key[-1]]["steps"][n - 1]]
+        assert steps  # every later step has other numbers here
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_line_charts_spoken_summary_says_what_it_draws_up_to_the_depth(lang):
+    """With the residual on, the lower chart draws only that line, up to the depth: its summary says those
+    numbers and not the residual-off ones the lesson asks the reader to predict first; off, it says both lines,
+    as both are drawn (review-zh-32 15)."""
+    views = depth_map_views(lang)
+    on3, off2 = views["river-bank|on|3"]["charts"]["spread"]["label"], views["river-bank|off|2"]["charts"]["spread"]["label"]
+    assert on3.count("→") == 3 and "0.0" not in on3
+    assert off2.count("→") == 4 and "0.0" in off2
+    assert views["river-bank|on|6"]["charts"]["spread"]["label"].count("→") == 6

@@ -371,10 +371,11 @@
       parts(root, "twins").forEach(function (p) { if (changed(p, view.twins)) twins(p, view, f.id); });
       parts(root, "grid").forEach(function (p) { if (changed(p, [view.grid])) replace(p, [grid(view.grid, f.id)]); });
       parts(root, "walkthrough").forEach(function (w) {
-        // The notice follows the state on its own: states share a step's text and readout (step 1, the
-        // input, is the same with the residual on or off), not whether the text is about them.
+        // The notice says the step's text is about another state, on the steps whose numbers differ from
+        // that state's (the input is the same in every sentence and with the residual on or off: no notice).
         var notice = w.querySelector('[data-part="walk-notice"]');
-        if (notice && changed(notice, [view.notice])) walkNotice(w, notice, view.notice);
+        var about = view.notice && view.notice.steps.indexOf(state.step) >= 0 ? view.notice : null;
+        if (notice && changed(notice, [about])) walkNotice(w, notice, about);
         if (changed(w, [state.step, view.steps[state.step - 1]])) walkthrough(w, view);
       });
       root.setAttribute("data-state", encode(state));  // what the figure shows now (its text, tables, SVG charts)

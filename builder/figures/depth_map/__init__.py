@@ -54,6 +54,8 @@ LABELS = {
     "spread_column": N_("Spread of the words"),
     "spread_label": N_("The largest distance between any two words' vectors after each block: %(on)s with the "
                        "residual on, %(off)s with it off."),
+    "spread_label_on": N_("The largest distance between any two words' vectors, at the input and after each block: "
+                          "%(on)s."),
     "summary_on": N_("Residual on, %(depth)s blocks: the stream of “%(token)s” is %(moved)s away from its input "
                      "(stacked on the ribbon of %(base)s) and %(length)s long."),
     "summary_off": N_("Residual off, %(depth)s blocks: the input ribbon is cut at the entrance; the stream of "
@@ -202,9 +204,11 @@ def _view(ctx: FigureContext, scenario, runs, residual: bool, depth: int, top: f
         # the numbers: the input's, then each attention's that changes the number shown (the text quotes block
         # 1's, the collapse), then the block ends (the lessons quote them); each where it has room
         _spread_labels(xs, mine, ctx)]
-    every = spread(runs[True]), spread(runs[False])
-    panel_label = ctx.t("spread_label", on=" → ".join(ctx.num(v, 1) for v in every[0]),
-                        off=" → ".join(ctx.num(v, 1) for v in every[1]))
+    # said as the chart draws it: up to this depth, and the residual-off line only once it is turned off (the
+    # lesson asks for a guess first)
+    ends = {r: " → ".join(ctx.num(v, 1) for v in spread(runs[r], depth)) for r in (True, False)}
+    panel_label = ctx.t("spread_label", on=ends[True], off=ends[False]) if not residual else \
+        ctx.t("spread_label_on", on=ends[True])
     panel = {"x": {"range": [-0.6, depth + 0.6], "ticks": ticks, "title": ctx.t("axis_x")},
              "y": {"range": [0, s_top], "ticks": [[v, ctx.num(v, s_dec)] for v in s_ticks], "title": ctx.t("spread_axis")},
              "marks": panel_marks, "label": panel_label, "size": "panel", "title": ctx.t("spread_title"), "highlights": []}
@@ -228,10 +232,15 @@ def _view(ctx: FigureContext, scenario, runs, residual: bool, depth: int, top: f
             "steps": [_readout(ctx, scenario, run, residual, depth, step) for step in ctx.walkthrough]}
     if ctx.walkthrough and (not residual or scenario is not ctx.scenarios[0]):
         # The steps' text is about the lesson's own sentence with the residual on: said in a notice above
-        # it, with a button that goes back to that state (lesson.js sets `state`).
-        view["notice"] = {"text": ctx.t("text_note", scenario=ctx.sentence(ctx.scenarios[0])),
-                          "button": ctx.t("back_to_text", scenario=ctx.sentence(ctx.scenarios[0])),
-                          "state": {"scenario": ctx.scenarios[0].name, "residual": True}}
+        # it, with a button that goes back to that state (lesson.js sets `state`), on each step whose
+        # numbers here differ from that state's (not on the input, the same in every sentence and run).
+        text = ctx.scenarios[0]
+        differ = [n for n, (step, shown) in enumerate(zip(ctx.walkthrough, view["steps"]), 1)
+                  if shown != _readout(ctx, text, text.traces["pre-on"], True, depth, step)]
+        if differ:
+            view["notice"] = {"text": ctx.t("text_note", scenario=ctx.sentence(text)),
+                              "button": ctx.t("back_to_text", scenario=ctx.sentence(text)),
+                              "state": {"scenario": text.name, "residual": True}, "steps": differ}
     return view
 
 
