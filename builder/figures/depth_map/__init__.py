@@ -54,8 +54,8 @@ LABELS = {
     "spread_column": N_("Spread of the words"),
     "spread_label": N_("The largest distance between any two words' vectors after each block: %(on)s with the "
                        "residual on, %(off)s with it off."),
-    "spread_label_on": N_("The largest distance between any two words' vectors, at the input and after each block: "
-                          "%(on)s."),
+    "spread_label_on": N_("The largest distance between any two words' vectors after each block, with the residual "
+                          "on: %(on)s."),
     "summary_on": N_("Residual on, %(depth)s blocks: the stream of “%(token)s” is %(moved)s away from its input "
                      "(stacked on the ribbon of %(base)s) and %(length)s long."),
     "summary_off": N_("Residual off, %(depth)s blocks: the input ribbon is cut at the entrance; the stream of "
