@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from builder import checks, publish, site
+from builder import checks, links, publish, site
 from builder.catalogs import load_translations, template_version
 from builder.content import load_lessons, meta_line
 from builder.errors import Problem, UserError
@@ -213,7 +213,8 @@ def outdated_translations(lessons: dict, source_language: str) -> list[Problem]:
 def check_rendering(inputs: Inputs, rendering) -> list[Problem]:
     """The problems a rendering found, with the checks across languages: return the errors, and add
     the warnings (an outdated translation's differences from its source) to the inputs' warnings."""
-    found = checks.check_parity(inputs.lessons, rendering.outlines, inputs.config.source_language) + rendering.problems
+    found = (checks.check_parity(inputs.lessons, rendering.outlines, inputs.config.source_language) + rendering.problems
+             + links.broken_links(inputs.lessons, rendering.files))
     inputs.warnings += [p for p in found if p.severity != "error"] + rendering.warnings
     return [p for p in found if p.severity == "error"]
 

@@ -33,6 +33,7 @@ ALLOWED = {
     "catalogs": {"errors", "i18n", "scenarios", "sources"},
     "checks": {"content", "errors", "markdown", "translation"},
     "terminology": {"errors", "sources"},
+    "links": {"errors"},  # links in the lessons, checked on the rendered pages
     "translation": {"content", "errors", "sources"},
     "sourcediff": {"translation"},
     # A figure kind imports only the figures package's shared parts, the grammar and the engine's limits.
@@ -46,7 +47,7 @@ ALLOWED = {
     "workers": {"figures", "lesson_page", "markdown"},
     "publish": {"errors", "figures", "markdown", "sources"},
     "site": {"content", "errors", "lesson_page", "markdown", "pages", "publish", "search", "workers"},
-    "build": {"catalogs", "checks", "content", "errors", "figures", "i18n", "markdown", "output", "pages", "publish",
+    "build": {"catalogs", "checks", "content", "errors", "figures", "i18n", "links", "markdown", "output", "pages", "publish",
               "scenarios", "site", "sources", "terminology", "translation"},
     "serve": {"build", "errors", "output", "site"},
     # The authors' commands: skeletons and a scenario's numbers.
