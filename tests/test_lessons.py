@@ -2037,7 +2037,8 @@ def test_residual_off_block_1_length_is_not_b2_s_but_this_ffn_is_short_for_any_n
                 assert 0.25 < np.linalg.norm(st.delta, axis=-1).min() and np.linalg.norm(st.delta, axis=-1).max() < 0.45
     section = _lesson_section("zh", "residual-off")
     assert "块 1 的长度与此相近，却不是因为 $b_2$" in section and "两者之差比 $b_2$ 本身还长" in section
-    assert "而是因为 $W_2$ 的各项都很小" in section
+    assert "输出的长度都落在同一个不大的范围里，所以块 1 的长度本来就和后面的相近" in section  # review-ja-33 1.1
+    assert "而是因为 $W_2$ 的各项都很小" not in section  # the non-bias part is 0.42 long at block 1: not "small"
 
 
 def test_gelu_gives_small_negative_values_for_negative_inputs_tending_to_zero():
@@ -2120,7 +2121,8 @@ def test_ja_block_1s_length_is_short_not_because_of_b2_but_because_the_ffn_is_sh
     assert 0.7 * b2 < lengths.min() and lengths.max() < 1.15 * b2  # "b2 と同じくらいの長さの出力しか出さない"
     text = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
     assert "ブロック 1 の後の長さも同じくらいですが、これは $b_2$ のためではありません" in text
-    assert "正規化したどんなベクトルを読んでも、$b_2$ と同じくらいの長さの出力しか出さない" in text
+    assert "正規化したどんなベクトルを読んでもほぼ同じ狭い範囲に収まるので、ブロック 1 でも長さは同じくらい" in text
+    assert "$b_2$ と同じくらいの長さの出力しか出さない" not in text  # review-ja-33 1.1: read as contradicting itself
 
 
 def test_ja_gelu_is_lowest_at_one_negative_input_and_returns_toward_zero_beyond_it():
@@ -2240,7 +2242,7 @@ def test_zh_the_meaning_path_is_a_projection_on_two_dimensions():
     """transformer-block #second-sense and the meaning-path caption (review-zh-32 4, r32 M7): the chart draws the
     4-d vector's projection on two of its dimensions, not a vector lying in that plane."""
     po = (CONTENT / "zh" / "messages.po").read_text(encoding="utf-8")
-    assert "的向量在其中两维上的投影：横轴是%(x)s，纵轴是%(y)s。" in po and "所张成的平面" not in po
+    assert "的向量投影到两个维度上：横轴是%(x)s，纵轴是%(y)s。" in po and "所张成的平面" not in po  # review-zh-33 18
     assert "每个点是 bank 经过一个块之后在这两维上的位置" in _lesson_section("zh", "second-sense")
     s = scenario("river-bank")
     assert len(s.x0[s.tracked]) == 4
