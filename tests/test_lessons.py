@@ -2056,7 +2056,7 @@ def test_gelu_gives_small_negative_values_for_negative_inputs_tending_to_zero():
     k = gelu.argmin()  # down to the minimum, then back up toward 0 (to rounding in erf's far tail)
     assert np.all(np.diff(gelu[:k]) < 1e-15) and np.all(np.diff(gelu[k:]) > -1e-15) and gelu[k] < gelu[0] - 0.16
     assert round(xs[gelu.argmin()], 2) == -0.75 and round(gelu.min(), 2) == -0.17  # the typed figures
-    assert "负输入得到的是绝对值不大的负值：输入在 $-0.75$ 附近时最低，约为 $-0.17$，再往负走又逐渐回到 0，曲线处处平滑" in text
+    assert "而是给出绝对值不大的负值：输入在 $-0.75$ 附近时最低，约为 $-0.17$，再往负走又逐渐回到 0，曲线处处平滑" in text
     assert "输入越负，输出越接近 0" not in text
 
 
@@ -2209,7 +2209,7 @@ def test_the_weight_facts_the_text_relies_on_are_in_the_data_file_it_points_to(r
     assert np.all(w["w_1"][:, 0] == 0) and w["b_1"][0] < 0
     text = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
     assert text.count("的 `weights`") == 1
-    assert "（各参数见 [river-bank.json](../data/river-bank.json) 的 `weights`）" in _lesson_section("zh", "residual-off")
+    assert "；各参数见 [river-bank.json](../data/river-bank.json) 的 `weights`）" in _lesson_section("zh", "residual-off")  # beside the W2 row fact
 
 
 def test_zh_references_are_by_year_then_first_authors_surname_and_three_authors_are_cited_as_et_al():
@@ -2261,7 +2261,7 @@ def test_ja_summary_names_what_the_three_sentences_show_and_no_more():
     head = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8").split("+++")[1]
     summary = re.search(r'^summary = "(.*)"$', head, re.M).group(1)
     assert "だけ" not in summary and summary.count("。") == 2
-    assert "周りの語がなくても bank を地理の側へ動かし、money in the bank では money が金融の側へ引き寄せます" in summary
+    assert "周りの語がなくても bank を地理の側へ動かし、money in the bank では money が bank を金融の側へ引き寄せます" in summary  # review-ja-33 3
 
 
 def test_ja_step_2_says_bank_moves_not_because_it_gives_river_more_attention():
