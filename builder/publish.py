@@ -89,7 +89,7 @@ def minified(name: str, data: bytes, templates: Path) -> bytes:
 
 def premade(path: Path, source: bytes) -> bytes | None:
     """The body of templates/minified/<name> if its header names this source's hash, else None (a stale or
-    missing file: the build falls back to rjsmin, and tests/test_vendor.py asks for the file to be made again)."""
+    missing file: the build falls back to rjsmin, and tests/test_minified.py asks for the file to be made again)."""
     try:
         header, _, body = path.read_bytes().partition(b"\n")
     except OSError:

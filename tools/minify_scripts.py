@@ -3,7 +3,7 @@ local variables (which rjsmin, the build's minifier, cannot do), and a lesson pa
 about a kilobyte gzip. Parsing the scripts takes most of a second, longer than a whole build of the real
 site, so the result is kept in templates/minified/, each file headed by the SHA-256 of the source it was
 made from. The build publishes it only while that hash still matches (builder/publish.py); after an edit
-to a script it falls back to rjsmin and tests/test_vendor.py says to run this again:
+to a script it falls back to rjsmin and tests/test_minified.py says to run this again:
 
     python tools/minify_scripts.py          (needs the test extra: pip install -e '.[test]')
 """
