@@ -231,3 +231,26 @@ def test_the_line_charts_spoken_summary_says_what_it_draws_up_to_the_depth(lang)
     assert on3.count("→") == 3 and "0.0" not in on3
     assert off2.count("→") == 4 and "0.0" in off2
     assert views["river-bank|on|6"]["charts"]["spread"]["label"].count("→") == 6
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_with_the_residual_off_the_walkthrough_rows_name_each_sublayers_result_an_output_not_a_correction(lang):
+    """On, a sublayer's Δ is a correction added to the stream; off, it replaces the stream, so the readout calls it
+    that sublayer's output (review-ja-33 16). The row's numbers are the same Δ either way."""
+    from babel.messages.pofile import read_po
+
+    from conftest import CONTENT
+
+    with open(CONTENT / lang / "messages.po", "rb") as po:
+        catalog = read_po(po)
+    def head(msgid, n):
+        return words(catalog[msgid].string % {"n": n}).replace("\xa0", " ")
+
+    views = depth_map_views(lang)
+    off_heads = [words(r[0]).replace("\xa0", " ") for r in views["river-bank|off|3"]["steps"][1]["rows"]]
+    on_heads = [words(r[0]).replace("\xa0", " ") for r in views["river-bank|on|3"]["steps"][3]["rows"]]
+    assert head("Output of attention, block %(n)s", 1) in off_heads
+    assert head("Δ of attention, block %(n)s", 1) not in off_heads
+    assert head("Δ of attention, block %(n)s", 1) in on_heads and head("Δ of the FFN, block %(n)s", 3) in on_heads
+    off_sum = [words(r[0]).replace("\xa0", " ") for r in views["river-bank|off|3"]["steps"][3]["rows"]]
+    assert off_sum[0] == head("Output of the FFN, block %(n)s", 3)

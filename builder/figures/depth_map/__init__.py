@@ -74,6 +74,9 @@ LABELS = {
     "stream_before": N_("Stream before"),
     "correction_attention": N_("Δ of attention, block %(n)s"),
     "correction_ffn": N_("Δ of the FFN, block %(n)s"),
+    # with the residual off a sublayer's result replaces the stream: it is an output, not a correction added to it
+    "output_attention": N_("Output of attention, block %(n)s"),
+    "output_ffn": N_("Output of the FFN, block %(n)s"),
     "sum_row": N_("x₀ + every Δ"),
     "sum_note": N_("After %(depth)s blocks the stream is x₀ plus %(count)s corrections, two per block: "
                    "add the rows above and compare with the stream."),
@@ -281,6 +284,10 @@ def _readout(ctx: FigureContext, scenario, run, residual, depth, step) -> dict:
     def row(head, vector):
         rows.append([head] + [ctx.num(v) for v in vector])
 
+    def sublayer_row(s):
+        kind = ("correction_" if residual else "output_") + s.sublayer
+        row(ctx.t(kind, n=s.block), s.delta[t])
+
     steps = run.steps
     if step.is_input:
         row(ctx.t("input") + " x₀", run.x0[t])
@@ -288,12 +295,12 @@ def _readout(ctx: FigureContext, scenario, run, residual, depth, step) -> dict:
         if residual:
             row(ctx.t("input") + " x₀", run.x0[t])
             for s in steps[: 2 * depth]:
-                row(ctx.t("correction_attention" if s.sublayer == "attention" else "correction_ffn", n=s.block), s.delta[t])
+                sublayer_row(s)
             row(ctx.t("sum_row"), run.x0[t] + sum(s.delta[t] for s in steps[: 2 * depth]))
             row(ctx.t("stream"), steps[2 * depth - 1].after[t])
             notes.append(ctx.t("sum_note", depth=depth, count=2 * depth))
         else:
-            row(ctx.t("correction_ffn", n=depth), steps[2 * depth - 1].delta[t])
+            sublayer_row(steps[2 * depth - 1])
             row(ctx.t("stream"), steps[2 * depth - 1].after[t])
             notes.append(ctx.t("sum_off_note"))
     else:
@@ -301,7 +308,7 @@ def _readout(ctx: FigureContext, scenario, run, residual, depth, step) -> dict:
         chosen = steps[first: first + 1] if step.sublayer else steps[first: first + 2]
         row(ctx.t("stream_before"), chosen[0].before[t])
         for s in chosen:
-            row(ctx.t("correction_attention" if s.sublayer == "attention" else "correction_ffn", n=s.block), s.delta[t])
+            sublayer_row(s)
         row(ctx.t("stream"), chosen[-1].after[t])
         if chosen[0].attention is not None and step.sublayer == "attention":
             attention = {"caption": ctx.t("attention_caption", token=scenario.tokens[t], n=step.block),
