@@ -55,6 +55,7 @@ class Recorder:
     blocked: list[str] = field(default_factory=list)
     navigations: int = 0  # the main frame's navigations so far
     started_at: dict = field(default_factory=dict)  # request → navigations when it started
+    failed: list = field(default_factory=list)  # (request, failure) of every request that failed
 
     def attach(self, page):
         # Plotly's own warnings ("WARN: Invalid color specifier …") arrive as console.trace, not warning.
@@ -73,11 +74,15 @@ class Recorder:
         self.started_at[request] = self.navigations
 
     def _failed(self, page, request):
+        if not self._withheld(request.url):
+            self.failed.append((request, request.failure))
+
+    def _cancelled(self, request, failure) -> bool:
         # A page that navigates (a reload, a link) cancels what it was still loading: the browser's own
-        # doing, not a fault. Anything else that fails is one.
-        cancelled = request.failure == "net::ERR_ABORTED" and self.started_at.get(request, self.navigations) < self.navigations
-        if not (self._withheld(request.url) or cancelled):
-            self.errors.append(f"failed request: {request.url} {request.failure}")
+        # doing, not a fault. Judged at the end: Chromium may report the cancelled request before the
+        # navigation request that cancelled it (a reload the page's own script starts), so a count read
+        # when the failure arrives missed the navigation now and then.
+        return failure == "net::ERR_ABORTED" and self.started_at.get(request, self.navigations) < self.navigations
 
     def _withheld(self, url: str) -> bool:
         return any(url.endswith(name) for name in self.withheld)
@@ -92,6 +97,10 @@ class Recorder:
             self.blocked.append(url)
             route.abort()
 
+    def problems(self) -> list[str]:
+        return self.errors + [f"failed request: {request.url} {failure}" for request, failure in self.failed
+                              if not self._cancelled(request, failure)]
+
     def assert_clean(self):
         assert self.blocked == [], f"requests off the site: {self.blocked}"
-        assert self.errors == [], "\n".join(self.errors)
+        assert self.problems() == [], "\n".join(self.problems())

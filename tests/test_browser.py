@@ -1810,12 +1810,12 @@ def test_the_page_recorder_forgives_what_a_reload_cancels_and_nothing_else(tmp_p
         page.goto(base + "index.html")
         page.wait_for_function("() => sessionStorage.again && performance.getEntriesByType('navigation')[0].type === 'reload'")
         page.wait_for_timeout(2500)  # the cancelled request has ended by now
-        assert recorder.navigations == 2 and recorder.errors == []
+        assert recorder.navigations == 2 and recorder.problems() == []
         server.shutdown()
         server.server_close()  # from here on, a request fails because nothing answers: that is a fault
         page.evaluate("() => { const s = document.createElement('script'); s.src = 'gone.js'; document.head.appendChild(s); }")
         page.wait_for_timeout(1000)
-        assert [e for e in recorder.errors if "gone.js" in e]
+        assert [e for e in recorder.problems() if "gone.js" in e]
     finally:
         context.close()
         server.server_close()
