@@ -1778,7 +1778,7 @@ def test_by_the_river_river_s_output_value_vector_is_not_the_largest_in_geograph
     river = values[s.tokens.index("river"), geography]
     assert river < values[s.tokens.index("by"), geography] and river < values[s.tokens.index("the"), geography]
     zh = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
-    assert "river 的这一维也不是最大的（by 和 the 的都更大）" in zh
+    assert "而且 river 的这一维并不是最大的（by 和 the 的都更大）" in zh
 
 
 @pytest.mark.parametrize("lang", ["zh", "ja"])
@@ -1927,7 +1927,7 @@ def test_residual_off_level_comes_from_the_ffn_output_being_almost_b2_not_from_n
     assert all(later <= earlier + 1e-6 for earlier, later in zip(gaps, gaps[1:]))  # "越来越接近 b2"
     assert gaps[1] > 0.1 * np.linalg.norm(s.weights.b_2)  # not yet in block 2 ...
     assert all(g < 0.1 * np.linalg.norm(s.weights.b_2) for g in gaps[2:])  # ... "块 3 起几乎就是它"
-    assert "从块 2 起，前馈网络的输出已接近它的输出偏置 $b_2$，块 3 起几乎就是它" in _lesson_section("zh", "residual-off")
+    assert "块 2 的输出正在向 $b_2$ 靠拢" in _lesson_section("zh", "residual-off")
 
 
 def test_the_one_live_ffn_unit_adds_little_because_its_w2_row_is_short_not_because_it_is_weak():
@@ -2193,7 +2193,7 @@ def test_step_2_says_the_extra_attention_on_river_is_not_what_moves_bank_not_tha
     even = (step.normed @ s.weights.w_v @ s.weights.w_o).mean(axis=0)
     assert np.abs(even - step.delta[s.tracked]).max() < 0.05
     text = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
-    assert "bank 朝地理方向移动，并不是因为它把更多注意力给了 river。" in text
+    assert "bank 朝地理方向移动，并不是因为它把更多注意力给了 river（见“[同一个块，另一种意思](#second-sense)”）。" in text
     assert "朝地理走并不靠多给 river 的那些注意力。" in text
     assert "并不是 river 拉过去的" not in text and "朝地理走并不靠 river。" not in text
 
@@ -2234,7 +2234,7 @@ def test_zh_d_model_is_defined_at_its_first_use_in_lesson_2_as_the_original_pape
     the original paper, as the diagram just below says (d_model = 512, d_ff = 2048 = 4 d_model)."""
     text = (CONTENT / "zh" / "ffn-residual.md").read_text(encoding="utf-8")
     first = text.index("$d_{\\text{model}}$")
-    assert text[first:].startswith("$d_{\\text{model}}$ 维的向量（$d_{\\text{model}}$ 是每个 token 向量的维数，原始论文取 512）")
+    assert text[first:].startswith("$d_{\\text{model}}$ 维的向量（$d_{\\text{model}}$ 是每个 token 向量的维数，原始论文的基础模型取 512）")
     assert "d_model = 512" in text and "d_ff = 2048" in text and 2048 == 4 * 512
 
 
@@ -2336,3 +2336,24 @@ def test_ja_links_to_the_block_drawing_the_depth_map_and_money_block_1_land(real
     text = (CONTENT / "ja" / "ffn-residual.md").read_text(encoding="utf-8")
     assert "| 前のレッスンの[深さマップ](transformer-block.html#depth-map)の各ブロックの左の棒" in text
 
+
+
+def test_zh_residual_off_block_2_output_is_still_about_a_quarter_of_b2_from_b2():
+    """transformer-block #residual-off (r34 F3): block 2's FFN output (residual off, by the river bank) is not yet
+    near b2: 「与 $b_2$ 之差仍有 $b_2$ 长度的四分之一左右」 (about 0.09 of ‖b2‖ ≈ 0.38)."""
+    s = scenario("river-bank")
+    ffn = [st.delta[s.tracked] for st in s.traces["pre-off"].steps[1::2]]
+    share = np.linalg.norm(ffn[1] - s.weights.b_2) / np.linalg.norm(s.weights.b_2)
+    assert 0.2 < share < 0.3
+    assert "与 $b_2$ 之差仍有 $b_2$ 长度的四分之一左右" in _lesson_section("zh", "residual-off")
+
+
+def test_zh_residual_off_from_block_3_the_common_vector_is_almost_a_fixed_point_of_the_block():
+    """transformer-block #residual-off (r34 F3): from block 3 the words are one vector and the block maps it to
+    (almost) itself, so the length stops changing: 「块 3 起，四个词已是同一个向量，它几乎是块的不动点」."""
+    s = scenario("river-bank")
+    ends = [st.after for st in s.traces["pre-off"].steps[1::2]]
+    assert all(np.abs(x - x[0]).max() < 1e-6 for x in ends[2:])  # one vector for every word
+    moves = [np.linalg.norm(b[s.tracked] - a[s.tracked]) for a, b in zip(ends[2:], ends[3:])]
+    assert max(moves) < 0.01 * np.linalg.norm(ends[2][s.tracked])
+    assert "块 3 起，四个词已是同一个向量，它几乎是块的不动点" in _lesson_section("zh", "residual-off")
