@@ -1967,20 +1967,36 @@ def test_in_blocks_1_to_3_attention_pushes_geography_and_the_ffn_grows_the_bank_
 
 
 def test_without_the_residual_the_level_length_comes_from_the_ffn_settling_on_its_bias_not_from_the_norm():
-    # ja #residual-off (review-ja-30 1.2): normalised inputs alone do not keep a length level (the attention
-    # output grows under the same argument); the FFN output is near b2 from block 2 and almost b2 from block 3
+    # ja #residual-off (review-ja-30 1.2; r34 F3): normalised inputs alone do not keep a length level (the attention
+    # output grows under the same argument); block 2's FFN output is still on its way to b2 (about a quarter of
+    # ||b2|| away, not "near"), from block 3 it is practically b2, so the length is about ||b2||
     s = scenario("river-bank")
     off = s.traces["pre-off"]
     outputs = off.block_outputs()[:, s.tracked]
     attention = [step for step in off.steps if step.sublayer == "attention"]
     lengths = [np.linalg.norm(step.delta[s.tracked]) for step in attention]
     assert lengths[2] > 2 * lengths[0]  # "the attention bars grow"
+    b2 = np.linalg.norm(s.weights.b_2)
     far = [np.linalg.norm(o - s.weights.b_2) for o in outputs]
-    assert far[0] > 0.5 * np.linalg.norm(s.weights.b_2)  # block 1: not yet at b2 (so the text starts at block 2)
-    assert far[1] < 0.25 * np.linalg.norm(s.weights.b_2)  # "near b2 from block 2"
-    assert max(far[2:]) < 0.1 * np.linalg.norm(s.weights.b_2)  # "almost b2 itself from block 3"
+    assert far[0] > 0.5 * b2  # block 1: still far from b2
+    assert 0.15 * b2 < far[1] < 0.35 * b2  # block 2: on the way, about a quarter of ||b2|| away
+    assert max(far[2:]) < 0.1 * b2  # "practically b2 itself from block 3"
+    assert all(abs(np.linalg.norm(o) - b2) < 0.1 * b2 for o in outputs[2:])  # so the length is about ||b2||
     text = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
-    assert "ブロック 2 からは出力バイアス $b_2$ の近くにあり、ブロック 3 からはほぼ $b_2$ そのもの" in text
+    assert "その長さが $\\lVert b_2 \\rVert$ に近いのは、このときの FFN の出力がほぼ出力バイアス $b_2$ そのものだから" in text
+    assert "ブロック 2 ではまだその途中です" in text and "ブロック 2 からは出力バイアス" not in text
+
+
+def test_ja_without_the_residual_the_common_vector_is_a_fixed_point_of_the_block_from_block_3():
+    # ja #residual-off (r34 F3): the length stops changing from block 3 because the words are one common vector
+    # (from block 2 on) and, after block 3, passing it through the block again gives it back almost unchanged
+    s = scenario("river-bank")
+    outputs = s.traces["pre-off"].block_outputs()
+    assert all(spread(o) < 1e-5 for o in outputs[1:])  # one common vector from block 2 on
+    assert np.abs(outputs[2] - outputs[1]).max() > 0.05  # block 3 still moves it: not yet a fixed point after block 2
+    assert all(np.abs(outputs[i + 1] - outputs[i]).max() < 5e-3 for i in range(2, 5))  # "returns almost unchanged"
+    text = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
+    assert "ブロック 3 の後のそのベクトルは、ブロックに通してもほぼそのまま返ってくる（ブロックの不動点に近い）" in text
 
 
 def test_the_one_live_ffn_unit_adds_little_because_its_row_of_w2_is_small_not_its_activation():
@@ -2302,12 +2318,69 @@ def test_ja_references_are_by_year_then_first_authors_surname():
 
 
 def test_ja_d_model_is_defined_where_lesson_2_first_uses_it():
-    """ja ffn-residual (review-zh-32 4.10; r32 M10): the first d_model of lesson 2 says what it is and
-    the original paper's 512, which the diagram below shows."""
+    """ja ffn-residual (review-zh-32 4.10; r32 M10; r34 F4, P5): the first d_model of lesson 2 says what it is and
+    the original paper's 512, which the diagram below shows, as the BASE model's size (the big one has 1024 and
+    4096); 原論文 is defined before its first use."""
     text = (CONTENT / "ja" / "ffn-residual.md").read_text(encoding="utf-8")
     first = text.index("$d_{\\text{model}}$")
-    assert text[first:].startswith("$d_{\\text{model}}$ 次元（各トークンのベクトルの次元で、原論文では 512）")
+    assert text[first:].startswith("$d_{\\text{model}}$ 次元（各トークンのベクトルの次元で、原論文の基本モデルでは 512）")
     assert "d_model = 512" in text
+    assert "$d_{\\text{model}} = 1024$、$d_{\\text{ff}} = 4096$" in text
+    assert text.index("（以下、原論文）") < text.index("原論文の")
+
+
+def test_ja_xiong_s_gradient_result_is_analysis_at_initialisation_and_dropping_warm_up_is_experimental():
+    """ja ffn-residual #pre-vs-post (r34 F5): Xiong et al. analysed the gradients at initialisation (mean field);
+    training without warm-up was shown by experiment, not by the analysis."""
+    text = (CONTENT / "ja" / "ffn-residual.md").read_text(encoding="utf-8")
+    assert "初期化の時点についての理論解析（平均場理論）で、pre-norm では勾配の大きさが深さによらず抑えられている" in text
+    assert "ウォームアップなしでも訓練できることを実験で確かめました" in text
+
+
+def test_ja_rank_collapse_aside_names_the_ffn_s_lipschitz_constant():
+    """ja transformer-block (r34 F2): Dong et al.'s condition is the FFN's Lipschitz constant, glossed."""
+    text = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
+    assert "FFN のリプシッツ定数（入力の差を最大で何倍に広げうるか）で決まります" in text
+
+
+def test_ja_only_pre_norm_models_have_the_final_norm_and_it_does_not_fix_the_length_exactly():
+    """ja transformer-block (r34 F6): the model overview gives the final norm to pre-norm models, and the norm
+    brings the vectors to a common scale before its learned gain, not to one exact length."""
+    text = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
+    assert "pre-norm のモデルでは、最後の正規化を通してから出力層に渡します" in text
+    assert "一定の大きさにそろえます" not in text
+    assert "ベクトルの大きさをそろえます（そろうのは、訓練で調整するスケールを掛ける前です）" in text
+
+
+def test_ja_the_output_layer_gives_logits_not_scores():
+    """ja transformer-block (r34 J4): スコア is the attention's; the output layer's values are ロジット."""
+    text = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
+    assert "**ロジット**（softmax に通す前の値）" in text
+    assert "出力層のスコア" not in text and "語彙の各トークンのスコア" not in text
+
+
+def test_ja_the_other_sentences_markers_have_one_name_rings():
+    """ja (r34 J1): the hollow marker of the other sentences' paths is 白抜きの輪 everywhere, not also 丸."""
+    texts = [(CONTENT / "ja" / name).read_text(encoding="utf-8")
+             for name in ("transformer-block.md", "ffn-residual.md", "messages.po")]
+    assert not any("白抜きの丸" in t for t in texts)
+    assert "白抜きの輪" in texts[0] and "白抜きの輪" in texts[2]
+
+
+def test_ja_the_label_rule_drops_any_label_that_collides_mid_or_end():
+    """ja transformer-block controls (r34 G1): every value label of the spread chart is optional (dropped where
+    it would collide), end points included; the rule must not say end points are always labelled."""
+    from builder.figures.depth_map import _spread_labels
+
+    class Ctx:
+        @staticmethod
+        def num(v, d=2):
+            return f"{v:.{d}f}"
+
+    assert _spread_labels([0, 0.5, 1], [1.5, 0.07, 0.05], Ctx())["optional"] is True
+    text = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
+    assert "必ず値が書かれます" not in text
+    assert "どの点でも、ラベルがほかの点や線、数字に重なるかグラフからはみ出すときは省きます" in text
 
 
 def test_ja_weight_facts_point_to_the_published_weights(real_site):
@@ -2357,3 +2430,18 @@ def test_zh_residual_off_from_block_3_the_common_vector_is_almost_a_fixed_point_
     moves = [np.linalg.norm(b[s.tracked] - a[s.tracked]) for a, b in zip(ends[2:], ends[3:])]
     assert max(moves) < 0.01 * np.linalg.norm(ends[2][s.tracked])
     assert "块 3 起，四个词已是同一个向量，它几乎是块的不动点" in _lesson_section("zh", "residual-off")
+
+
+def test_ja_the_measures_caption_places_the_spread_chart_below_the_bars():
+    """ja messages.po (r34 U4): the spread is drawn by the depth map's LOWER chart (below the bar chart), so
+    the table caption must not call it 上の折れ線グラフ."""
+    po = (CONTENT / "ja" / "messages.po").read_text(encoding="utf-8")
+    assert "（下部の折れ線グラフが描く量）" in po and "上の折れ線グラフ" not in po
+
+
+def test_ja_the_identity_table_heads_its_third_column_as_pre_norm_after_the_final_norm():
+    """ja ffn-residual (r34 G2): the third column is pre-norm's stream after the final norm, not a third
+    arrangement; 同 ties it to the pre-norm column beside it (a short head that fits a phone)."""
+    text = (CONTENT / "ja" / "ffn-residual.md").read_text(encoding="utf-8")
+    assert "| 深さ | pre-norm | 同・正規化後 | post-norm |" in text
+    assert "最後の正規化を通した値が 3 列目（同・正規化後）で" in text
