@@ -2052,8 +2052,13 @@ def test_residual_off_block_1_length_is_not_b2_s_but_this_ffn_is_short_for_any_n
             for st in scenario(name).traces[run].steps[1::2]:
                 assert 0.25 < np.linalg.norm(st.delta, axis=-1).min() and np.linalg.norm(st.delta, axis=-1).max() < 0.45
     section = _lesson_section("zh", "residual-off")
-    assert "块 1 的长度与此相近，却不是因为 $b_2$" in section and "两者之差比 $b_2$ 本身还长" in section
-    assert "输出的长度都落在同一个不大的范围里，所以块 1 的长度本来就和后面的相近" in section  # review-ja-33 1.1
+    aside = section[section.index("::: aside 深入一步：坍缩的细节"):]  # round 35: moved into the aside (zh-35b 15)
+    assert "块 1 后的长度也接近 $b_2$ 的长度，但原因不同" in aside and "两者之差比 $b_2$ 本身还长" in aside
+    assert "所以块 1 的长度本来就和后面的相近" in aside  # review-ja-33 1.1
+    # review round 35 A4: the range is typed, "大约在 $0.3$ 到 $0.4$ 之间": the sampled range rounds to it
+    low, high = map(float, re.search(r"大约在 \$(\d\.\d)\$ 到 \$(\d\.\d)\$ 之间", aside).groups())
+    assert (round(lengths.min(), 1), round(lengths.max(), 1)) == (low, high)
+    assert "同一个不大的范围" not in section
     assert "而是因为 $W_2$ 的各项都很小" not in section  # the non-bias part is 0.42 long at block 1: not "small"
 
 
@@ -2210,7 +2215,7 @@ def test_step_2_says_the_extra_attention_on_river_is_not_what_moves_bank_not_tha
     assert np.abs(even - step.delta[s.tracked]).max() < 0.05
     text = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
     assert "bank 朝地理方向移动，并不是因为它把更多注意力给了 river（见“[同一个块，另一种意思](#second-sense)”）。" in text
-    assert "朝地理走并不靠多给 river 的那些注意力。" in text
+    assert "bank 向地理方向移动，并不取决于它多分给 river 的那部分注意力权重。" in text  # review-zh-35a 3.3
     assert "并不是 river 拉过去的" not in text and "朝地理走并不靠 river。" not in text
 
 
@@ -2445,3 +2450,40 @@ def test_ja_the_identity_table_heads_its_third_column_as_pre_norm_after_the_fina
     text = (CONTENT / "ja" / "ffn-residual.md").read_text(encoding="utf-8")
     assert "| 深さ | pre-norm | 同・正規化後 | post-norm |" in text
     assert "最後の正規化を通した値が 3 列目（同・正規化後）で" in text
+
+
+# Review round 35 (review-zh-35a, review-zh-35b; r35 A2, A10, pedagogy "answer first").
+def test_the_copies_the_blocks_read_grow_alike_from_block_2_to_block_6_and_the_final_norm_is_apart():
+    """transformer-block #residual-on (r35 A2): 「块 2 读到的副本……为 2.8，块 6 读到的只剩 0.6；块 6 之后经末尾的归一化，
+    是 0.5」: the copy block N's attention reads is the stream after block N − 1 normalised (`bN-1.final`)."""
+    s = scenario("river-bank")
+    steps = s.traces["pre-on"].steps
+    read = [spread(steps[2 * (n - 1)].normed) for n in range(1, 7)]  # what block n's attention reads
+    outputs = s.traces["pre-on"].block_outputs()
+    finals = [spread((o - o.mean(-1, keepdims=True)) / np.sqrt(o.var(-1, keepdims=True) + s.data["eps"])) for o in outputs]
+    assert np.allclose(read[1:], finals[:5])  # block n reads b(n−1).final
+    assert all(a > b for a, b in zip(read[1:], read[2:])) and read[5] > finals[5]  # shrinking; the final norm's is apart
+    text = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
+    assert "块 2 读到的副本（块 1 之后的残差流归一化的结果）之间，最大词间距离为 {{on:b1.final spread}}，块 6 读到的只剩 {{on:b5.final spread}}" in text
+
+
+def test_a_fixed_input_length_does_not_fix_the_attention_outputs_length():
+    """transformer-block #residual-off (r35 A10, review-zh-35a 1.4): 「注意力同样读归一化的向量，输出长度却从 0.5 变到
+    2.4」: with the residual off, bank's attention output is shortest at block 2 and longest from block 4."""
+    s = scenario("river-bank")
+    lengths = [np.linalg.norm(st.delta[s.tracked]) for st in s.traces["pre-off"].steps[0::2]]
+    assert np.argmin(lengths) == 1 and max(lengths) - lengths[3] < 1e-3 and lengths[3] > 4 * lengths[1]
+    section = _lesson_section("zh", "residual-off")
+    assert "输出长度却从块 2 的 {{off:b2.attention length}} 变到块 4 的 {{off:b4.attention length}}" in section
+    assert "但这说明不了长度为什么停在这个水平" not in section
+
+
+def test_the_residual_off_section_answers_the_prediction_first():
+    """transformer-block #residual-off (r35 pedagogy; review-zh-35a 4.1, zh-35b 15): the answer, in one sentence,
+    before the figure walk: not zero length, but the four words are nearly one vector after six blocks."""
+    s = scenario("river-bank")
+    last = s.traces["pre-off"].block_outputs()[5]
+    assert np.linalg.norm(last[s.tracked]) > 0.3 and spread(last) < 1e-6
+    section = _lesson_section("zh", "residual-off")
+    answer = section.index("先说答案：六个块后 bank 的长度约为 {{off:b6 length}}，没有降到零；但四个词几乎变成了同一个向量")
+    assert answer < section.index("关掉残差连接，更新就从")

@@ -140,7 +140,7 @@ def test_with_the_residual_off_the_input_row_of_the_lengths_has_no_output_length
     assert off["rows"][0][2] == on["rows"][0][2] != "—"  # ‖x₀‖ is there in both
 
 
-@pytest.mark.parametrize("lang,when,vector", [("zh", "测量点", "向量"), ("ja", "時点", "ベクトル")])
+@pytest.mark.parametrize("lang,when,vector", [("zh", "测量处", "向量"), ("ja", "時点", "ベクトル")])
 def test_rows_that_are_points_in_the_run_and_rows_that_are_vectors_have_their_own_heading(lang, when, vector):
     view = depth_map_views(lang)["river-bank|on|3"]
     assert [words(twin["columns"][0]) for twin in view["twins"]] == [when, when]
@@ -254,3 +254,17 @@ def test_with_the_residual_off_the_walkthrough_rows_name_each_sublayers_result_a
     assert head("Δ of attention, block %(n)s", 1) in on_heads and head("Δ of the FFN, block %(n)s", 3) in on_heads
     off_sum = [words(r[0]).replace("\xa0", " ") for r in views["river-bank|off|3"]["steps"][3]["rows"]]
     assert off_sum[0] == head("Output of the FFN, block %(n)s", 3)
+
+
+def test_the_zh_off_axis_title_and_the_lesson_name_the_input_bar_as_x0_not_delta():
+    """r35 B2 (review-zh-35b 3, 21): with the residual off the input bar is ‖x₀‖, no sublayer's ‖Δ‖: the y-axis
+    title says so, and the lesson quotes the title as the chart shows it; the band stays in the input column (B3)."""
+    from conftest import CONTENT
+
+    views = depth_map_views("zh")
+    off, on = views["river-bank|off|6"]["charts"]["main"], views["river-bank|on|6"]["charts"]["main"]
+    title = words(off["y"]["title"])
+    assert "‖Δ‖ = ‖x‖" in title and "输入为 ‖x₀‖" in title and "‖x₀‖" not in words(on["y"]["title"]).split("+")[1]
+    lesson = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
+    assert f"纵轴的标题也换成了“{title}”" in lesson
+    assert "色带不再横贯全图，只画在“输入”" in lesson and "那一格" not in lesson
