@@ -1581,7 +1581,7 @@ def test_money_turns_bank_to_finance_by_being_averaged_in_and_by_drawing_bank_s_
 
 @pytest.mark.parametrize("lang,phrases", [
     ("zh", ("归一化本身都让它变小", "除了块 1 的注意力之后那一次，post-norm 每次相加以后标准差都大于 1", "补不回两次归一化削掉的")),
-    ("ja", ("正規化はそれだけで毎回この成分を小さく", "ブロック 1 の FFN からは、足した後の標準偏差が毎回 1 より大きく",
+    ("ja", ("正規化は、それ自体としては毎回この成分を小さく", "ブロック 1 の FFN からは、足した後の標準偏差が毎回 1 より大きく",
             "二度の正規化で削られる分に届かない")),
 ])
 def test_post_norms_norm_on_its_own_lowers_the_identity_and_the_sublayers_give_back_less_from_block_2(lang, phrases):
@@ -1983,8 +1983,9 @@ def test_without_the_residual_the_level_length_comes_from_the_ffn_settling_on_it
     assert max(far[2:]) < 0.1 * b2  # "practically b2 itself from block 3"
     assert all(abs(np.linalg.norm(o) - b2) < 0.1 * b2 for o in outputs[2:])  # so the length is about ||b2||
     text = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
-    assert "その長さが $\\lVert b_2 \\rVert$ に近いのは、このときの FFN の出力がほぼ出力バイアス $b_2$ そのものだから" in text
-    assert "ブロック 2 ではまだその途中です" in text and "ブロック 2 からは出力バイアス" not in text
+    assert "読む入力の長さがそろっても、出力の長さはそろいません" in text  # r35 A10: not "this alone does not"
+    assert "ブロック 2 の FFN の出力は、まだ $b_2$ に近づく途中です（差は $\\lVert b_2 \\rVert$ の 4 分の 1 ほど）" in text
+    assert "ブロック 2 からは出力バイアス" not in text
 
 
 def test_ja_without_the_residual_the_common_vector_is_a_fixed_point_of_the_block_from_block_3():
@@ -2141,8 +2142,10 @@ def test_ja_block_1s_length_is_short_not_because_of_b2_but_because_the_ffn_is_sh
     lengths = np.linalg.norm(outputs, axis=-1)
     assert 0.7 * b2 < lengths.min() and lengths.max() < 1.15 * b2  # "b2 と同じくらいの長さの出力しか出さない"
     text = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
-    assert "ブロック 1 の後の長さも同じくらいですが、これは $b_2$ のためではありません" in text
-    assert "正規化したどんなベクトルを読んでもほぼ同じ狭い範囲に収まるので、ブロック 1 でも長さは同じくらい" in text
+    assert 0.25 < lengths.min() and lengths.max() < 0.45  # r35 A4: "0.3〜0.4 程度" (0.28-0.43), not "ほぼ同じ"
+    assert "ブロック 1 の後の長さも同じくらいですが、理由は別です" in text
+    assert "この FFN の出力の長さは、正規化したベクトルを読む限り $0.3$〜$0.4$ 程度に収まるからです" in text
+    assert "ほぼ同じ狭い範囲" not in text
     assert "$b_2$ と同じくらいの長さの出力しか出さない" not in text  # review-ja-33 1.1: read as contradicting itself
 
 
@@ -2183,7 +2186,7 @@ def test_ja_the_financial_bank_by_the_river_takes_the_river_banks_path_to_geogra
     assert on[5][geography] > b["x0"][b["tracked"]][geography] and on[5][finance] < on[5][geography]  # b3: geography
     text = _lesson_section("ja", "edge-cases")
     assert "人が読めば *bank by the river*{lang=en} の bank は銀行と取るのが自然ですが" in text  # review-ja-32 1.2, r32 M5
-    assert "この文を *by the river bank*{lang=en} と区別できず、bank を同じように地理の側へ動かします" in text
+    assert "この文を *by the river bank*{lang=en} と見分けられず、bank を同じように地理の側へ動かします" in text
 
 
 def test_ja_a_head_takes_its_weights_from_w_q_and_w_k_and_vectors_are_lowercase():
@@ -2338,8 +2341,11 @@ def test_ja_xiong_s_gradient_result_is_analysis_at_initialisation_and_dropping_w
     """ja ffn-residual #pre-vs-post (r34 F5): Xiong et al. analysed the gradients at initialisation (mean field);
     training without warm-up was shown by experiment, not by the analysis."""
     text = (CONTENT / "ja" / "ffn-residual.md").read_text(encoding="utf-8")
-    assert "初期化の時点についての理論解析（平均場理論）で、pre-norm では勾配の大きさが深さによらず抑えられている" in text
-    assert "ウォームアップなしでも訓練できることを実験で確かめました" in text
+    assert ("初期化の時点についての平均場理論による解析（いくつかの単純化の仮定を置いたもの）と実験で、pre-norm では"
+            "各ブロックのパラメーターの勾配の大きさが前のブロックでも後ろのブロックでもほぼ同じであること（post-norm では"
+            "出力に近いブロックで大きい）を示しました") in text  # r35 A1: not "深さによらず抑えられて"
+    assert "深さによらず" not in text
+    assert "ウォームアップなしでも訓練できることは、実験で確かめています" in text
 
 
 def test_ja_rank_collapse_aside_names_the_ffn_s_lipschitz_constant():
@@ -2446,7 +2452,7 @@ def test_ja_the_measures_caption_places_the_spread_chart_below_the_bars():
 
 def test_ja_the_identity_table_heads_its_third_column_as_pre_norm_after_the_final_norm():
     """ja ffn-residual (r34 G2): the third column is pre-norm's stream after the final norm, not a third
-    arrangement; 同 ties it to the pre-norm column beside it (a short head that fits a phone)."""
+    arrangement; the head names the final norm, which only pre-norm has (a short head that fits a phone)."""
     text = (CONTENT / "ja" / "ffn-residual.md").read_text(encoding="utf-8")
     assert "| 深さ | pre-norm | 同・正規化後 | post-norm |" in text
     assert "最後の正規化を通した値が 3 列目（同・正規化後）で" in text
@@ -2487,3 +2493,131 @@ def test_the_residual_off_section_answers_the_prediction_first():
     section = _lesson_section("zh", "residual-off")
     answer = section.index("先说答案：六个块后 bank 的长度约为 {{off:b6 length}}，没有降到零；但四个词几乎变成了同一个向量")
     assert answer < section.index("关掉残差连接，更新就从")
+
+
+    # r35 G2: both reviewers rejected 同・正規化後; ＋最後の正規化 (7 glyphs) is 13 px too wide at 390 px (thead is
+    # nowrap), so the head names the stage, the final norm, which only pre-norm has
+    assert "| 深さ | pre-norm | 最後の正規化 | post-norm |" in text and "同・正規化後" not in text
+    assert "その残差ストリームに最後の正規化を通した値が 3 列目で" in text
+
+
+# Round 35 (r35-decisions; reviews ja-35a, ja-35b and the BOTH items of zh-35a, zh-35b), ja.
+
+def test_ja_the_copies_the_attention_reads_shrink_from_block_2_s_to_block_6_s():
+    """ja transformer-block (r35 A2): one quantity from start to end: the copies block 2 reads (norm of the stream
+    after block 1, spread 2.8) to the copies block 6 reads (norm after block 5, 0.6); the final norm's output after
+    block 6 (0.5) is named apart, since no sublayer reads it."""
+    from builder.engine import norm
+
+    s = scenario("river-bank")
+    steps, ends = s.traces["pre-on"].steps, s.traces["pre-on"].block_outputs()
+    assert np.allclose(steps[2].normed, norm(ends[0])) and np.allclose(steps[10].normed, norm(ends[4]))
+    assert [round(float(spread(norm(ends[i]))), 1) for i in (0, 4, 5)] == [2.8, 0.6, 0.5]
+    text = _lesson_section("ja", "second-sense")
+    assert ("ブロック 2 が読むコピー（ブロック 1 の後）の {{on:b1.final spread}} から、ブロック 6 が読むコピーの "
+            "{{on:b5.final spread}} まで縮みます（最後の正規化の後は {{on:b6.final spread}}）") in text
+
+
+def test_ja_residual_off_gives_the_answer_to_the_prediction_first():
+    """ja transformer-block #residual-off (r35 pedagogy, BOTH): right after the prediction question, the answer in one
+    sentence: length about 0.4, not zero, but the four words are one vector (bank and river not told apart)."""
+    s = scenario("river-bank")
+    last = s.traces["pre-off"].block_outputs()[-1]
+    assert round(float(np.linalg.norm(last[s.tracked])), 1) == 0.4 and spread(last) < 1e-5
+    section = _lesson_section("ja", "residual-off")
+    answer = "答え：bank の長さは約 {{off:b6 length}} でゼロにはなりませんが、四つの語はほぼ同じベクトルになり、bank と river はもう見分けられません。"
+    assert answer in section and section.index(answer) < section.index("残差接続を外すと、更新は")
+
+
+def test_ja_normalised_inputs_do_not_fix_the_attention_output_s_length():
+    """ja transformer-block #residual-off (r35 A10): every attention reads vectors normalised to length about 2, yet
+    its output goes from 0.5 (block 2) to 2.4 (block 4)."""
+    s = scenario("river-bank")
+    attention = [st for st in s.traces["pre-off"].steps if st.sublayer == "attention"]
+    assert all(abs(np.linalg.norm(st.normed[s.tracked]) - 2) < 0.01 for st in attention)
+    lengths = [float(np.linalg.norm(st.delta[s.tracked])) for st in attention]
+    assert round(lengths[1], 1) == 0.5 and round(lengths[3], 1) == 2.4 and lengths[1] < lengths[2] < lengths[3]
+    assert ("同じく正規化したベクトルを読むアテンションの出力は、{{off:b2.attention length}} から "
+            "{{off:b4.attention length}} まで伸びます") in _lesson_section("ja", "residual-off")
+
+
+def test_ja_says_one_form_for_telling_words_apart():
+    """ja (review-ja-35b 9): 見分けられる / 見分けられない only; not also 見分けがつく or 区別がつく / 区別できない."""
+    for slug in ("transformer-block", "ffn-residual"):
+        text = (CONTENT / "ja" / f"{slug}.md").read_text(encoding="utf-8")
+        assert not re.search(r"見分けがつ|区別がつ|区別でき", text), slug
+
+
+def test_ja_the_ffn_s_two_thirds_assume_standard_multi_head_attention():
+    """ja ffn-residual (r35 A6): with d_ff = 4 d_model the FFN holds 2/3 of a block's weights under standard
+    multi-head attention; grouped-query attention shrinks W_K and W_V, so the FFN's share is higher."""
+    d, heads, kv_heads = 4096, 32, 8
+    ffn = 2 * d * 4 * d
+    mha, gqa = 4 * d * d, 2 * d * d + 2 * d * (d * kv_heads // heads)
+    assert ffn / (ffn + mha) == pytest.approx(2 / 3) and ffn / (ffn + gqa) > 2 / 3
+    text = (CONTENT / "ja" / "ffn-residual.md").read_text(encoding="utf-8")
+    assert "標準のマルチヘッドアテンションなら FFN がパラメーターの約 3 分の 2 を占めます" in text
+    assert "K、V の射影が小さいグループ化クエリアテンションのモデルではもっと多く" in text
+
+
+def test_ja_swiglu_multiplies_the_swish_branch_into_a_branch_without_activation():
+    """ja ffn-residual (r35 A3): in SwiGLU the branch that is gated has no activation; Swish goes on the other."""
+    text = (CONTENT / "ja" / "ffn-residual.md").read_text(encoding="utf-8")
+    assert "一方の出力を活性化関数 Swish" in text and "活性化を通さないもう一方の出力に成分ごとに掛けて" in text
+    assert "$\\mathrm{FFN}(x) = \\bigl(\\mathrm{Swish}(xW) \\odot xV\\bigr)W_2$" in text
+    assert "第 1 層の出力に成分ごとに掛け" not in text
+
+
+def test_ja_pre_norm_gradients_pass_the_final_norm_before_the_identity_path():
+    """ja ffn-residual #why-residual table (r35 A9): from the loss, the gradient first passes the final norm."""
+    text = (CONTENT / "ja" / "ffn-residual.md").read_text(encoding="utf-8")
+    assert "pre-norm では、勾配は最後の正規化を通った後、恒等経路を通って前のブロックへ直接戻れる" in text
+
+
+def test_ja_post_norm_s_edge_is_reported_for_runs_that_converge():
+    """ja ffn-residual (r35 A5; review-ja-35a 9): the row is 性能, and post-norm's edge holds when it converges."""
+    text = (CONTENT / "ja" / "ffn-residual.md").read_text(encoding="utf-8")
+    assert "| 性能 | うまく調整して収束すれば、わずかに高いという報告もある（Liu ら、2020 など） |" in text
+    assert "品質" not in text
+
+
+def test_ja_norm_compare_s_one_control_draws_blocks_1_to_n_and_has_no_input_point(real_site):
+    """ja ffn-residual (r35 B4): the depth slider (1-6, default 6) is the figure's one control and sets how many
+    blocks the two lines draw; the chart has no input point, which the text says where it quotes 1.1."""
+    node = parse(real_site / "ja" / "ffn-residual.html").css_first("#norm-compare-depth")
+    assert (node.attributes["min"], node.attributes["max"], node.attributes["value"]) == ("1", "6", "6")
+    data = json.loads((real_site / "data" / "river-bank.json").read_text(encoding="utf-8"))
+    assert round(float(np.linalg.norm(np.array(data["x0"])[data["tracked"]])), 1) == 1.1
+    text = (CONTENT / "ja" / "ffn-residual.md").read_text(encoding="utf-8")
+    assert "2 本の線を何ブロック目まで描くかを 1〜6 から選べます（既定は 6）。この図で変えられるのは深さだけです。" in text
+    assert "入力の長さは {{on:b0 length}}（グラフにはこの点がありません）" in text
+    assert "長さは入力の {{on:b0 length}} から、ブロック 1 の後には約 {{post:b1 length}} になり" in text  # not a rise "in block 1"
+    assert "ブロック 1 で長さが" not in text
+
+
+def test_ja_the_correction_lengths_liu_s_example_quotes_are_the_sum_step_s_deltas():
+    """ja ffn-residual (review-ja-35a 18): the corrections quoted for Liu et al. (attention 0.8 -> 1.1, FFN about 0.4)
+    are the lengths of the Δ rows the sum step lists at depth 6, which the text points to."""
+    s = scenario("river-bank")
+    deltas = [float(np.linalg.norm(st.delta[s.tracked])) for st in s.traces["pre-on"].steps]
+    assert round(deltas[0], 1) == 0.8 and round(deltas[10], 1) == 1.1
+    assert all(round(d, 1) == 0.4 for d in deltas[1::2])
+    assert "「和の確認」のステップに進むと、表に各修正 Δ が並びます" in _lesson_section("ja", "pre-vs-post", "ffn-residual")
+
+
+def test_ja_names_the_residual_on_bars_colours_and_the_changed_axis_title():
+    """ja transformer-block (r35 B1, B2): the light and dark green bars are named where the bars are first read (as
+    the off state's reds are), and the off state says the axis title changes, which now covers the input bar."""
+    text = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
+    assert "左の薄い緑はアテンションの後、右の濃い緑は FFN の後で示します" in text
+    assert "縦軸は見出しが変わりますが、目盛りはオンのときと同じです" in _lesson_section("ja", "residual-off")
+    po = (CONTENT / "ja" / "messages.po").read_text(encoding="utf-8")
+    assert 'msgstr "棒の高さ：‖Δ‖ = ‖x‖（入力は ‖x₀‖）"' in po
+
+
+def test_ja_normalisation_and_the_residual_divide_the_work_in_this_block_only():
+    """ja transformer-block #norm-vs-skip (r35 A8): no general 'neither replaces the other' (Fixup, ReZero train
+    without normalisation); the claim is about this block and this example."""
+    section = _lesson_section("ja", "norm-vs-skip")
+    assert "互いの代わりにはなりません" not in section
+    assert "つまりこのブロックでは" in section and "この例で残差接続を外すと、正規化だけでは崩壊を防げません" in section

@@ -339,9 +339,9 @@ def test_a_caption_the_state_changes_keeps_its_hyphenated_words_whole(tmp_path, 
     content = copy_fixture(tmp_path / "content")
     po = content / "ja" / "messages.po"
     text = po.read_text(encoding="utf-8")
-    off = "残差接続オフ：帯は入力の位置にだけ描かれます。"
+    off = "残差接続オフ：帯はグラフを横切らず、「入力」の欄にだけ描かれます。"
     assert off in text
-    po.write_text(text.replace(off, "残差接続オフ（pre-norm）：帯は入力の位置にだけ描かれます。"), encoding="utf-8")
+    po.write_text(text.replace(off, "残差接続オフ（pre-norm）：帯はグラフを横切らず、「入力」の欄にだけ描かれます。"), encoding="utf-8")
     site = build_site(content, tmp_path / "dist")
     page = open_page((site / "ja" / "transformer-block.html").as_uri())
     page.locator('#depth-map [data-control="residual"]').click()

@@ -140,7 +140,7 @@ def test_with_the_residual_off_the_input_row_of_the_lengths_has_no_output_length
     assert off["rows"][0][2] == on["rows"][0][2] != "—"  # ‖x₀‖ is there in both
 
 
-@pytest.mark.parametrize("lang,when,vector", [("zh", "测量处", "向量"), ("ja", "時点", "ベクトル")])
+@pytest.mark.parametrize("lang,when,vector", [("zh", "测量处", "向量"), ("ja", "測定箇所", "ベクトル")])
 def test_rows_that_are_points_in_the_run_and_rows_that_are_vectors_have_their_own_heading(lang, when, vector):
     view = depth_map_views(lang)["river-bank|on|3"]
     assert [words(twin["columns"][0]) for twin in view["twins"]] == [when, when]
