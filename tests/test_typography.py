@@ -344,9 +344,12 @@ def test_a_caption_the_state_changes_keeps_its_hyphenated_words_whole(tmp_path, 
     po.write_text(text.replace(off, "残差接続オフ（pre-norm）：帯はグラフを横切らず、「入力」の欄にだけ描かれます。"), encoding="utf-8")
     site = build_site(content, tmp_path / "dist")
     page = open_page((site / "ja" / "transformer-block.html").as_uri())
+    # the page's script must be running before the switch does anything (it failed now and then under load)
+    page.locator("#depth-map").scroll_into_view_if_needed()
+    page.wait_for_selector("#depth-map[data-ready]")
     page.locator('#depth-map [data-control="residual"]').click()
     caption = page.locator('#depth-map [data-part="caption"]')
-    assert "（pre-norm）" in caption.text_content()
+    page.wait_for_function("() => document.querySelector('#depth-map [data-part=\"caption\"]').textContent.includes('（pre-norm）')")
     assert caption.locator(".word").all_text_contents() == ["pre-norm"]  # set by the script, not the build
 
 
