@@ -2083,9 +2083,9 @@ def test_gelu_gives_small_negative_values_for_negative_inputs_tending_to_zero():
 
 
 def test_bank_by_the_river_takes_the_same_published_path_as_by_the_river_bank_in_every_run(real_site):
-    """transformer-block #edge-cases (review-ja-31 4.3, r31 M12): a reader takes the bank in "bank by the river"
-    for a financial bank, yet the block, which has no position information, gives it the very path of
-    "by the river bank", to the digit the published data hold."""
+    """transformer-block #edge-cases (review-ja-31 4.3, r31 M12; r36 X4): "bank by the river" can also be read
+    with a financial bank (a riverbank is as natural: no claim what a reader takes), yet the block, which has no
+    position information, gives it the very path of "by the river bank", to the digit the published data hold."""
     a = json.loads((real_site / "data" / "river-bank.json").read_text(encoding="utf-8"))
     b = json.loads((real_site / "data" / "bank-by-the-river.json").read_text(encoding="utf-8"))
     assert a["x0"][a["tracked"]] == b["x0"][b["tracked"]]
@@ -2094,7 +2094,8 @@ def test_bank_by_the_river_takes_the_same_published_path_as_by_the_river_bank_in
         assert len(sa) == len(sb) == 12
         assert [s["after"][a["tracked"]] for s in sa] == [s["after"][b["tracked"]] for s in sb]
     section = _lesson_section("zh", "edge-cases")
-    assert "人读这句多半会把 bank 理解成“河边的银行”，可这个块不知道位置，分不出两种词序，照样把 bank 推向地理" in section
+    assert "这句也可以读作“河边的银行”，可这个块不知道位置，分不出两种词序，照样把 bank 推向地理" in section
+    assert "人读这句多半会" not in section
 
 
 def test_ja_without_the_residual_the_length_stays_short_and_stops_changing_from_block_3(real_site):
@@ -2266,7 +2267,8 @@ def test_zh_the_meaning_path_is_a_projection_on_two_dimensions():
     """transformer-block #second-sense and the meaning-path caption (review-zh-32 4, r32 M7): the chart draws the
     4-d vector's projection on two of its dimensions, not a vector lying in that plane."""
     po = (CONTENT / "zh" / "messages.po").read_text(encoding="utf-8")
-    assert "的向量投影到两个维度上：横轴是%(x)s，纵轴是%(y)s。" in po and "所张成的平面" not in po  # review-zh-33 18
+    assert "把每个块之后 %(token)s 的向量投影到由两个维度构成的平面上：横轴是%(x)s，纵轴是%(y)s。" in po  # zh-36 11
+    assert "所张成的平面" not in po  # review-zh-33 18
     assert "每个点是 bank 经过一个块之后在这两维上的位置" in _lesson_section("zh", "second-sense")
     s = scenario("river-bank")
     assert len(s.x0[s.tracked]) == 4
@@ -2618,3 +2620,65 @@ def test_ja_normalisation_and_the_residual_divide_the_work_in_this_block_only():
     section = _lesson_section("ja", "norm-vs-skip")
     assert "互いの代わりにはなりません" not in section
     assert "つまりこのブロックでは" in section and "この例で残差接続を外すと、正規化だけでは崩壊を防げません" in section
+
+
+# round 36, zh (review-zh-36, r36 decisions)
+
+
+def test_zh_xiong_s_theorem_is_about_the_last_block_s_ffn_and_the_equal_gradients_are_from_experiments():
+    """zh ffn-residual #pre-vs-post (r36 X1, review-zh-36 1): Xiong et al.'s theorem bounds the last layer's FFN
+    gradients (pre-norm O(d sqrt(ln d / L)): it does not grow with the number of blocks); that every block's
+    gradient is about the same size, and that warm-up can go, are from their experiments."""
+    section = _lesson_section("zh", "pre-vs-post", "ffn-residual")
+    assert "Xiong 等人对初始化时刻做了平均场分析（带若干简化假设），结果表明 pre-norm 最后一个块里前馈网络参数的梯度不随块数增大" in section
+    assert "他们的实验还显示，pre-norm 各个块的梯度大小大致相同" in section and "至于可以不用预热，也来自他们的实验" in section
+    assert "理论分析（另加一些简化假设）和实验都表明" not in section
+
+
+def test_zh_without_the_residual_the_ffn_shrinks_block_1_s_differences_about_17_fold_not_to_nothing():
+    """zh transformer-block #why-residuals (r36 X3): the FFN does not erase what attention left: in block 1 its
+    input copies (widened by the norm) lie 0.17 apart at most, its outputs 0.0094, about 17 times less, not 0."""
+    steps = scenario("river-bank").traces["pre-off"].steps
+    ffn = steps[1]
+    assert (ffn.block, ffn.sublayer) == (1, "ffn")
+    assert round(spread(ffn.normed), 3) == 0.166 and round(spread(ffn.delta), 4) == 0.0094
+    assert 15 < spread(ffn.normed) / spread(ffn.delta) < 20
+    section = _lesson_section("zh", "why-residuals")
+    assert "前馈网络又把剩下的差别缩小了一大截（上一节）" in section and "抹掉" not in section
+
+
+def test_zh_step_2_says_what_attention_averages_the_value_vectors_times_w_o():
+    """zh transformer-block step 2 (review-zh-36 9): bank's attention correction is the weighted average, with its
+    attention row, of every word's value vector times W_O (the output value vectors)."""
+    s = scenario("river-bank")
+    step, w = s.traces["pre-on"].steps[0], s.weights
+    assert step.sublayer == "attention"
+    output_values = step.normed @ w.w_v @ w.w_o
+    assert np.allclose(step.delta[s.tracked], step.attention[s.tracked] @ output_values, atol=1e-9)
+    text = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
+    assert "注意力的修正量是各词的值向量乘以 $W_O$ 以后的加权平均（这些向量后文叫“输出值向量”）" in text
+    assert "（取两位小数，便于和下一句权重相等时的值对照）" in text  # review-zh-36 4
+
+
+def test_zh_collapse_is_defined_once_in_the_answer_first_sentence():
+    """zh transformer-block #residual-off (review-zh-36 7): 坍缩 is defined where it is first used, the answer."""
+    text = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
+    assert text.count("这叫**坍缩**") == 1
+    assert text.index("这叫**坍缩**") < text.index("坍缩的细节")
+    assert "bank 和 river 已经分不清了，这叫**坍缩**。" in text
+
+
+def test_zh_liu_s_corrections_are_not_read_off_the_sum_step_s_table():
+    """zh ffn-residual #pre-vs-post (r36 Y1, review-zh-36 2, 3): the step-6 table lists each Δ's components, not
+    its length, so the text does not point there for lengths; the example is the previous lesson's."""
+    section = _lesson_section("zh", "pre-vs-post", "ffn-residual")
+    assert "第 6 步那张表" not in section and "上一课的例子可以演示这个解释里关于 pre-norm 的部分" in section
+    assert "本课的例子" not in section
+
+
+def test_zh_the_ffn_parameter_share_is_told_in_three_sentences():
+    """zh ffn-residual (review-zh-36 5, 6): the ~230-character sentence split into three; the PyTorch sketch line."""
+    text = (CONTENT / "zh" / "ffn-residual.md").read_text(encoding="utf-8")
+    assert "是注意力的两倍。块里只有一个注意力子层时（编码器块、当今纯解码器模型的块），按标准多头注意力计，前馈网络约占三分之二；" in text
+    assert "K、V 投影更小，这个比例还要更高。原始论文的解码器块多一个读编码器输出的交叉注意力子层" in text
+    assert "下面是一段 PyTorch 示意代码，仅供阅读，本站不会运行：" in text
