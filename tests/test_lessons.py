@@ -1905,13 +1905,13 @@ def test_after_block_2_without_the_residual_the_words_differ_by_under_a_milliont
 
 def test_by_the_river_by_not_river_has_the_largest_block_1_value_geography():
     """ja transformer-block #second-sense (review zh-29 3.4 for ja): after W_O every word's block-1 value vector is
-    positive in geography, 「いちばん大きいのも river ではなく by のものです」."""
+    positive in geography, 「最も大きいのも river ではなく by のものです」 (最も as in the UI: review-ja-36 8)."""
     s, _, values = _block_1_attention_of_bank("river-bank")
     geography = s.dimensions.index("geography")
     assert s.tokens[int(np.argmax(values[:, geography]))] == "by"
     assert values[s.tokens.index("river"), geography] < values[s.tokens.index("by"), geography]
     ja = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
-    assert "いちばん大きいのも river ではなく by のものです" in ja
+    assert "最も大きいのも river ではなく by のものです" in ja
 
 
 def test_residual_off_level_comes_from_the_ffn_output_being_almost_b2_not_from_normalisation():
@@ -2186,7 +2186,9 @@ def test_ja_the_financial_bank_by_the_river_takes_the_river_banks_path_to_geogra
     on = [step["after"][b["tracked"]] for step in b["runs"]["pre-on"]["steps"]]
     assert on[5][geography] > b["x0"][b["tracked"]][geography] and on[5][finance] < on[5][geography]  # b3: geography
     text = _lesson_section("ja", "edge-cases")
-    assert "人が読めば *bank by the river*{lang=en} の bank は銀行と取るのが自然ですが" in text  # review-ja-32 1.2, r32 M5
+    # r36 X4 (review-ja-36 3): the sentence is ambiguous, not naturally the financial bank
+    assert "*bank by the river*{lang=en} は「川のそばの銀行」とも読めますが、位置を知らないこのブロックは" in text
+    assert "銀行と取るのが自然" not in text
     assert "この文を *by the river bank*{lang=en} と見分けられず、bank を同じように地理の側へ動かします" in text
 
 
@@ -2343,9 +2345,14 @@ def test_ja_xiong_s_gradient_result_is_analysis_at_initialisation_and_dropping_w
     """ja ffn-residual #pre-vs-post (r34 F5): Xiong et al. analysed the gradients at initialisation (mean field);
     training without warm-up was shown by experiment, not by the analysis."""
     text = (CONTENT / "ja" / "ffn-residual.md").read_text(encoding="utf-8")
-    assert ("初期化の時点についての平均場理論による解析（いくつかの単純化の仮定を置いたもの）と実験で、pre-norm では"
-            "各ブロックのパラメーターの勾配の大きさが前のブロックでも後ろのブロックでもほぼ同じであること（post-norm では"
-            "出力に近いブロックで大きい）を示しました") in text  # r35 A1: not "深さによらず抑えられて"
+    # r36 X1: the theorem bounds the last block's FFN weight gradient (post O(d√ln d), pre O(d√(ln d / L)));
+    # every block's gradient being about equal, and dropping warm-up, are experiments
+    assert ("最後のブロックの FFN の第 2 層の重みについて、勾配の大きさの上界が post-norm では $O(d\\sqrt{\\ln d})$、"
+            "pre-norm では $O(d\\sqrt{\\ln d / L})$") in text
+    assert "つまり pre-norm ではブロックを積んでも大きくならず、むしろ小さくなることを示しました" in text
+    assert ("pre-norm で各ブロックの勾配の大きさが前のブロックでも後ろのブロックでもほぼ同じであること（post-norm では"
+            "出力に近いブロックほど大きい）と、ウォームアップなしでも訓練できることは、実験で確かめています") in text
+    assert "と実験で、pre-norm では" not in text
     assert "深さによらず" not in text
     assert "ウォームアップなしでも訓練できることは、実験で確かめています" in text
 
@@ -2601,7 +2608,10 @@ def test_ja_the_correction_lengths_liu_s_example_quotes_are_the_sum_step_s_delta
     deltas = [float(np.linalg.norm(st.delta[s.tracked])) for st in s.traces["pre-on"].steps]
     assert round(deltas[0], 1) == 0.8 and round(deltas[10], 1) == 1.1
     assert all(round(d, 1) == 0.4 for d in deltas[1::2])
-    assert "「和の確認」のステップに進むと、表に各修正 Δ が並びます" in _lesson_section("ja", "pre-vs-post", "ffn-residual")
+    # r36 Y1: the table lists each Δ's four components, not its length
+    assert len(s.x0[s.tracked]) == 4
+    assert "「和の確認」のステップに進むと、表に各修正 Δ の四つの成分が並ぶので、長さはそこから計算できます" in _lesson_section(
+        "ja", "pre-vs-post", "ffn-residual")
 
 
 def test_ja_names_the_residual_on_bars_colours_and_the_changed_axis_title():
@@ -2682,3 +2692,57 @@ def test_zh_the_ffn_parameter_share_is_told_in_three_sentences():
     assert "是注意力的两倍。块里只有一个注意力子层时（编码器块、当今纯解码器模型的块），按标准多头注意力计，前馈网络约占三分之二；" in text
     assert "K、V 投影更小，这个比例还要更高。原始论文的解码器块多一个读编码器输出的交叉注意力子层" in text
     assert "下面是一段 PyTorch 示意代码，仅供阅读，本站不会运行：" in text
+
+
+def test_ja_the_ffn_shrinks_the_differences_left_after_attention_but_does_not_erase_them():
+    """ja (r36 X3, review-ja-36 2): residual off, block 1 of by the river bank: the norm before the FFN widens the
+    spread (0.069 -> 0.166), the FFN's outputs are far closer (0.166 -> 0.0094, more than 10-fold) but not equal."""
+    s = scenario("river-bank")
+    ffn = s.traces["pre-off"].steps[1]
+    assert ffn.sublayer == "ffn" and ffn.block == 1
+    read, out = spread(ffn.normed), spread(ffn.delta)
+    assert read > 2 * spread(ffn.before) and out < read / 10
+    assert 0.005 < out  # 0.01 to two decimals: shrunk, not erased
+    tb = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
+    ffn_text = (CONTENT / "ja" / "ffn-residual.md").read_text(encoding="utf-8")
+    assert "アテンションが語をほぼ同じ平均にまとめ、残った違いも FFN がさらに大きく縮めるからです（前の節）" in tb
+    assert "残ったわずかな違いも FFN がさらに大きく縮めるからです" in ffn_text
+    assert "FFN が消" not in tb + ffn_text
+
+
+def test_ja_rmsnorm_is_used_by_llama_and_many_recent_llms_not_the_mainstream():
+    """ja ffn-residual (r36 X5, review-ja-36 4): many recent LLMs, LLaMA among them, use RMSNorm; not 主流."""
+    text = (CONTENT / "ja" / "ffn-residual.md").read_text(encoding="utf-8")
+    assert "LLaMA をはじめ多くの最近の大規模言語モデルは、その簡略版の RMSNorm（Zhang と Sennrich、2019）を使います" in text
+    assert "主流" not in text
+
+
+def test_ja_layer_norm_s_own_gain_and_bias_are_named_not_a_bias_for_another_norm():
+    """ja transformer-block (r36 X2, review-ja-36 1): norm here is layer norm, whose learned γ and β this demo omits."""
+    text = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
+    assert "層正規化が本来持つ、訓練で調整するスケール $\\gamma$ とバイアス $\\beta$ は次のレッスンで扱い" in text
+    assert "層正規化ではさらにバイアス" not in text
+
+
+def test_ja_block_3_s_right_bar_tops_the_diamond_by_the_triangle_inequality():
+    """ja transformer-block (r36 review-ja-36 5): the bar of block 3 stacked on the band (‖x₀‖ + ‖x − x₀‖) ends
+    above the diamond ‖x‖; the sentence says so without a chain of の."""
+    s = scenario("river-bank")
+    x0, x3 = s.x0[s.tracked], s.traces["pre-on"].block_outputs()[2][s.tracked]
+    assert np.linalg.norm(x0) + np.linalg.norm(x3 - x0) > np.linalg.norm(x3) + 0.5
+    text = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
+    assert ("ブロック 3 の右の棒は、高さ {{on:b0 length}} の帯の上に {{on:b3 correction}} を積んで上端が {{on:b3 bound}} "
+            "になり、実際の長さ {{on:b3 length}} を示すひし形より上にあります") in text
+
+
+def test_ja_one_name_for_the_point_after_block_1_and_most_as_the_ui_says():
+    """ja transformer-block (r36, review-ja-36 6, 8): ブロック 1 の後 (終わり only against 途中); 最も, not いちばん,
+    for the largest weight, as the attention figure's sentence says; collapse named where the answer first says it."""
+    text = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
+    assert "1 ブロックの後" not in text and "ブロック 1 の終わり（目盛り「ブロック 1」のすぐ右）" in text
+    assert "ブロック 2 の終わり" not in text and "ブロックの終わりごと" not in text
+    assert "いちばん大き" not in text and "bank が最も大きな重み" in text
+    po = (CONTENT / "ja" / "messages.po").read_text(encoding="utf-8")
+    assert "が最も強く注目しているのは" in po and "いちばん" not in po
+    answer = _lesson_section("ja", "residual-off")
+    assert answer.index("これを**崩壊**と呼びます") < answer.index("崩壊すると") and answer.count("**崩壊**") == 1
