@@ -2655,6 +2655,8 @@ def test_zh_without_the_residual_the_ffn_shrinks_block_1_s_differences_about_17_
     assert 15 < spread(ffn.normed) / spread(ffn.delta) < 20
     section = _lesson_section("zh", "why-residuals")
     assert "前馈网络又把剩下的差别缩小了一大截（上一节）" in section and "抹掉" not in section
+    answers = (CONTENT / "zh" / "ffn-residual.md").read_text(encoding="utf-8")  # the self-check's answer 2 too
+    assert "前馈网络又把剩下的差别缩小了一大截；" in answers and "抹掉" not in answers
 
 
 def test_zh_step_2_says_what_attention_averages_the_value_vectors_times_w_o():

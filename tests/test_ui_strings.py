@@ -267,4 +267,24 @@ def test_the_zh_off_axis_title_and_the_lesson_name_the_input_bar_as_x0_not_delta
     assert "‖Δ‖ = ‖x‖" in title and "输入为 ‖x₀‖" in title and "‖x₀‖" not in words(on["y"]["title"]).split("+")[1]
     lesson = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
     assert f"纵轴的标题也换成了“{title}”" in lesson
-@pytest.mark.parametrize("lang,when,vector", [("zh", "测量位置", "向量"), ("ja", "測った場所", "ベクトル")])
+    assert "色带不再横贯全图，只画在最左边的“输入”一栏（窄屏上标作 x₀）" in lesson and "那一格" not in lesson  # zh-36 12
+    po = (CONTENT / "zh" / "messages.po").read_text(encoding="utf-8")
+    assert "只画在最左边的“输入”一栏（窄屏上标作 x₀）。" in po and "“输入”（x₀）" not in po
+
+
+def test_the_ja_other_sentences_legend_has_no_second_bracket_pair_and_the_bar_caption_excludes_the_band():
+    """ja (r36, review-ja-36 13, 14): the legend entry follows the sentence's （title） with a colon, not a second
+    pair of brackets; the measures caption says the bar's own height, without the band (on) and true off as well."""
+    from babel.messages.pofile import read_po
+
+    from conftest import CONTENT
+
+    with open(CONTENT / "ja" / "messages.po", "rb") as po:
+        catalog = read_po(po)
+    meets = catalog["%(titles)s, on the same point as the picked sentence from block %(n)s on (the rings around its "
+                    "dots)"].string
+    assert meets == "%(titles)s：白抜きの輪。ブロック %(n)s 以降は選択中の例文と同じ位置"
+    views = depth_map_views("ja")
+    for key in ("river-bank|on|3", "river-bank|off|3"):
+        caption = words(views[key]["twins"][1]["caption"])
+        assert "は棒だけの高さ（帯の分を除く）" in caption and "棒そのもの" not in caption, caption
