@@ -1236,7 +1236,7 @@ def test_pre_norms_identity_never_falls_block_by_block_and_drops_at_the_final_no
 
 
 def test_post_norm_lowers_the_identity_at_every_normalisation_but_the_one_after_block_1s_attention():
-    """ffn-residual: "post-norm 里它在每次相加之后的归一化处变小，只有块 1 的注意力之后那次反而让它变大"."""
+    """ffn-residual: "post-norm 里，除了块 1 的注意力之后那一次反而让它变大，每次相加之后的归一化本身都让它变小"."""
     s = scenario("river-bank")
     identity, t = s.dimensions.index("bank_identity"), s.tracked
     steps = s.traces["post-on"].steps
@@ -2640,7 +2640,7 @@ def test_zh_xiong_s_theorem_is_about_the_last_block_s_ffn_and_the_equal_gradient
     gradients (pre-norm O(d sqrt(ln d / L)): it does not grow with the number of blocks); that every block's
     gradient is about the same size, and that warm-up can go, are from their experiments."""
     section = _lesson_section("zh", "pre-vs-post", "ffn-residual")
-    assert "Xiong 等人对初始化时刻做了平均场分析（带若干简化假设），结果表明 pre-norm 最后一个块里前馈网络参数的梯度不随块数增大" in section
+    assert "证明的是最后一个块里前馈网络第二层参数 $W_2$ 的梯度的上界" in section
     assert "他们的实验还显示，pre-norm 各个块的梯度大小大致相同" in section and "至于可以不用预热，也来自他们的实验" in section
     assert "理论分析（另加一些简化假设）和实验都表明" not in section
 
@@ -2748,3 +2748,38 @@ def test_ja_one_name_for_the_point_after_block_1_and_most_as_the_ui_says():
     assert "が最も強く注目しているのは" in po and "いちばん" not in po
     answer = _lesson_section("ja", "residual-off")
     assert answer.index("これを**崩壊**と呼びます") < answer.index("崩壊すると") and answer.count("**崩壊**") == 1
+
+
+# round 37, zh (review-zh-37, r37 decisions)
+
+
+def test_zh_xiong_bounds_the_last_w2_gradient_post_norm_independent_of_l_pre_norm_shrinking_with_l():
+    """zh ffn-residual #pre-vs-post (r37 F1, review-zh-37 1 and 3): an UPPER BOUND on the last block's FFN W2
+    gradient, post-norm O(d sqrt(ln d)) independent of L, pre-norm O(d sqrt(ln d / L)) shrinking with L; the mean
+    field analysis is glossed once."""
+    section = _lesson_section("zh", "pre-vs-post", "ffn-residual")
+    assert "post-norm 为 $O(d\\sqrt{\\ln d})$，与块数 $L$ 无关" in section
+    assert "pre-norm 为 $O(d\\sqrt{\\ln d / L})$，随块数增加而减小" in section
+    assert "平均场分析（假设网络足够宽、参数按初始分布随机取值，以此估计梯度的大小）" in section
+    assert "不随块数增大" not in section and "梯度的上界" in section
+
+
+def test_zh_post_norm_identity_sentence_names_the_one_exception_without_contradiction():
+    """zh ffn-residual aside (r37 F3): "除了块 1 的注意力之后那一次…每次…都让它变小", not "每次都…只有…"."""
+    text = (CONTENT / "zh" / "ffn-residual.md").read_text(encoding="utf-8")
+    assert "除了块 1 的注意力之后那一次反而让它变大，每次相加之后的归一化本身都让它变小" in text
+    assert "每次相加之后的归一化本身都让它变小，只有" not in text
+
+
+def test_zh_without_the_residual_the_spread_after_six_blocks_is_computed_as_zero_not_only_shown_so():
+    """zh ffn-residual #why-residual table (review-zh-37 12, disputed wording): after block 1 the spread only shows as
+    0.0 (0.0094); after six blocks the trace computes exactly 0: "算出来就是 0.0，四个向量已完全相同"."""
+    s = scenario("river-bank")
+    outputs = s.traces["pre-off"].block_outputs()
+    x = outputs[5]
+    spread = max(np.linalg.norm(a - b) for a in x for b in x)
+    first = max(np.linalg.norm(a - b) for a in outputs[0] for b in outputs[0])
+    assert spread == 0.0 and 0 < first < 0.05
+    text = (CONTENT / "zh" / "ffn-residual.md").read_text(encoding="utf-8")
+    assert "六个块之后，这个距离算出来就是 {{off:b6 spread}}，四个向量已完全相同" in text
+

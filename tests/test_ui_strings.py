@@ -140,7 +140,7 @@ def test_with_the_residual_off_the_input_row_of_the_lengths_has_no_output_length
     assert off["rows"][0][2] == on["rows"][0][2] != "—"  # ‖x₀‖ is there in both
 
 
-@pytest.mark.parametrize("lang,when,vector", [("zh", "测量位置", "向量"), ("ja", "測った場所", "ベクトル")])
+@pytest.mark.parametrize("lang,when,vector", [("zh", "测量点", "向量"), ("ja", "測った場所", "ベクトル")])
 def test_rows_that_are_points_in_the_run_and_rows_that_are_vectors_have_their_own_heading(lang, when, vector):
     view = depth_map_views(lang)["river-bank|on|3"]
     assert [words(twin["columns"][0]) for twin in view["twins"]] == [when, when]
@@ -159,7 +159,7 @@ def test_the_walkthrough_notice_and_its_button_name_the_sentence_alike(lang):
 def test_the_zh_spread_legend_names_the_residual_as_its_toggle_does():
     views = depth_map_views("zh")
     legend = [words(entry["text"]) for entry in views["river-bank|off|3"]["charts"]["spread"]["legend"]]
-    assert legend == ["残差连接：关", "残差连接：开（对照）"]
+    assert legend == ["残差连接：关", "打开残差连接时（对照）"]
     assert [words(e["text"]) for e in views["river-bank|on|3"]["charts"]["spread"]["legend"]] == ["残差连接：开"]
 
 
