@@ -1581,7 +1581,7 @@ def test_money_turns_bank_to_finance_by_being_averaged_in_and_by_drawing_bank_s_
 
 @pytest.mark.parametrize("lang,phrases", [
     ("zh", ("归一化本身都让它变小", "除了块 1 的注意力之后那一次，post-norm 每次相加以后标准差都大于 1", "补不回两次归一化削掉的")),
-    ("ja", ("正規化は、それ自体としては毎回この成分を小さく", "ブロック 1 の FFN からは、足した後の標準偏差が毎回 1 より大きく",
+    ("ja", ("正規化は、ブロック 1 のアテンションの後の一度を除いて、それ自体としてはこの成分を小さく", "ブロック 1 の FFN からは、足した後の標準偏差が毎回 1 より大きく",
             "二度の正規化で削られる分に届かない")),
 ])
 def test_post_norms_norm_on_its_own_lowers_the_identity_and_the_sublayers_give_back_less_from_block_2(lang, phrases):
@@ -2347,9 +2347,14 @@ def test_ja_xiong_s_gradient_result_is_analysis_at_initialisation_and_dropping_w
     text = (CONTENT / "ja" / "ffn-residual.md").read_text(encoding="utf-8")
     # r36 X1: the theorem bounds the last block's FFN weight gradient (post O(d√ln d), pre O(d√(ln d / L)));
     # every block's gradient being about equal, and dropping warm-up, are experiments
-    assert ("最後のブロックの FFN の第 2 層の重みについて、勾配の大きさの上界が post-norm では $O(d\\sqrt{\\ln d})$、"
-            "pre-norm では $O(d\\sqrt{\\ln d / L})$") in text
-    assert "つまり pre-norm ではブロックを積んでも大きくならず、むしろ小さくなることを示しました" in text
+    # r37 F1: an UPPER BOUND on W2's gradient, not the gradient itself; post's does not depend on L, pre's shrinks
+    assert "最後のブロックの FFN の第 2 層のパラメーター $W_2$ について、勾配の大きさの上界を示しました" in text
+    assert ("post-norm ではこの上界が $O(d\\sqrt{\\ln d})$ で、$L$ によらず初めから大きく、"
+            "pre-norm では $O(d\\sqrt{\\ln d / L})$ で、$L$ が大きいほど小さくなります") in text
+    assert "示されたのは上界で、勾配そのものの値ではありません" in text
+    assert "つまり pre-norm では" not in text and "第 2 層の重み" not in text
+    # r37 F1 / ja-37 14: 平均場 is glossed where it first appears
+    assert "平均場理論による解析（幅が十分大きいとみなし、パラメーターが初期分布に従うとして勾配の大きさを見積もる解析）" in text
     assert ("pre-norm で各ブロックの勾配の大きさが前のブロックでも後ろのブロックでもほぼ同じであること（post-norm では"
             "出力に近いブロックほど大きい）と、ウォームアップなしでも訓練できることは、実験で確かめています") in text
     assert "と実験で、pre-norm では" not in text
@@ -2543,8 +2548,10 @@ def test_ja_normalised_inputs_do_not_fix_the_attention_output_s_length():
     assert all(abs(np.linalg.norm(st.normed[s.tracked]) - 2) < 0.01 for st in attention)
     lengths = [float(np.linalg.norm(st.delta[s.tracked])) for st in attention]
     assert round(lengths[1], 1) == 0.5 and round(lengths[3], 1) == 2.4 and lengths[1] < lengths[2] < lengths[3]
-    assert ("同じく正規化したベクトルを読むアテンションの出力は、{{off:b2.attention length}} から "
-            "{{off:b4.attention length}} まで伸びます") in _lesson_section("ja", "residual-off")
+    # r37 F2: block 1's output (0.8) is longer than block 2's, so the range names its blocks
+    assert lengths[0] > lengths[1]
+    assert ("同じく正規化したベクトルを読むアテンションの出力は、ブロック 2 の {{off:b2.attention length}} から"
+            "ブロック 4 の {{off:b4.attention length}} まで伸びます") in _lesson_section("ja", "residual-off")
 
 
 def test_ja_says_one_form_for_telling_words_apart():
@@ -2563,7 +2570,7 @@ def test_ja_the_ffn_s_two_thirds_assume_standard_multi_head_attention():
     assert ffn / (ffn + mha) == pytest.approx(2 / 3) and ffn / (ffn + gqa) > 2 / 3
     text = (CONTENT / "ja" / "ffn-residual.md").read_text(encoding="utf-8")
     assert "標準のマルチヘッドアテンションなら FFN がパラメーターの約 3 分の 2 を占めます" in text
-    assert "K、V の射影が小さいグループ化クエリアテンションのモデルではもっと多く" in text
+    assert "K、V の射影行列が小さいグループ化クエリアテンション（GQA）のモデルではもっと多く" in text
 
 
 def test_ja_swiglu_multiplies_the_swish_branch_into_a_branch_without_activation():
@@ -2783,3 +2790,42 @@ def test_zh_without_the_residual_the_spread_after_six_blocks_is_computed_as_zero
     text = (CONTENT / "zh" / "ffn-residual.md").read_text(encoding="utf-8")
     assert "六个块之后，这个距离算出来就是 {{off:b6 spread}}，四个向量已完全相同" in text
 
+
+def test_ja_post_norm_s_norm_raises_the_identity_only_after_block_1_s_attention():
+    """ja ffn-residual (r37 F3): post-norm, the norm after each add lowers bank's identity component, except once
+    (after block 1's attention, where the sum's standard deviation is below 1)."""
+    s = scenario("river-bank")
+    identity = s.dimensions.index("bank_identity")
+    steps = s.traces["post-on"].steps
+    sums = [(st.before + st.delta)[s.tracked] for st in steps]
+    raised = [st.after[s.tracked, identity] > total[identity] for st, total in zip(steps, sums)]
+    assert raised[0] and not any(raised[1:])
+    assert sums[0].std() < 1 and all(total.std() > 1 for total in sums[1:])
+    text = (CONTENT / "ja" / "ffn-residual.md").read_text(encoding="utf-8")
+    assert ("post-norm では、足し算の後の正規化は、ブロック 1 のアテンションの後の一度を除いて、それ自体としては"
+            "この成分を小さくします。その一度だけ大きくするのは") in text
+    assert "毎回この成分を小さくしますが" not in text
+
+
+def test_ja_sigma_below_one_points_ahead_to_the_residual_off_section_where_it_widens_the_spread():
+    """ja transformer-block (r37, ja-37 11): the 1/σ remark points ahead to #residual-off, where block 1's FFN
+    norm widens the words' spread because every word's σ is below 1."""
+    s = scenario("river-bank")
+    ffn = [st for st in s.traces["pre-off"].steps if st.sublayer == "ffn"][0]
+    sigma = ffn.before.std(axis=1)
+    assert np.all(sigma < 1)
+    text = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
+    assert "$1/\\sigma$ 倍に拡大されます（「[残差接続を外す](#residual-off)」で効いてきます）" in text
+    assert "どの語の $\\sigma$ も 1 より小さく" in _lesson_section("ja", "residual-off")
+
+
+def test_ja_r37_wording():
+    """ja (r37 G2, ja-37 6/7/10/17/18): the line chart is below 一歩ずつ見る; ブロックを通す; 測った時点."""
+    tb = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
+    po = (CONTENT / "ja" / "messages.po").read_text(encoding="utf-8")
+    assert "深さマップのいちばん下、「一歩ずつ見る」の下にある折れ線グラフは" in tb and "深さマップの下部の" not in tb
+    assert "このパラメーターでは" not in tb and "サブレイヤーごとの役割も分かれています" in tb
+    assert "各サブレイヤーが正規化で長さをそろえたベクトルを読むので、ある出力が短くても" in tb
+    assert "ブロック通" not in po and "ブロックを通すと" in po
+    assert 'msgstr "測った時点"' in po and "測った場所" not in po
+    assert 'msgstr "ブロック %(n)s のアテンションの出力 Δ"' in po and 'msgstr "ブロック %(n)s の FFN の出力 Δ"' in po

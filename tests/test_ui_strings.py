@@ -140,7 +140,7 @@ def test_with_the_residual_off_the_input_row_of_the_lengths_has_no_output_length
     assert off["rows"][0][2] == on["rows"][0][2] != "—"  # ‖x₀‖ is there in both
 
 
-@pytest.mark.parametrize("lang,when,vector", [("zh", "测量点", "向量"), ("ja", "測った場所", "ベクトル")])
+@pytest.mark.parametrize("lang,when,vector", [("zh", "测量点", "向量"), ("ja", "測った時点", "ベクトル")])
 def test_rows_that_are_points_in_the_run_and_rows_that_are_vectors_have_their_own_heading(lang, when, vector):
     view = depth_map_views(lang)["river-bank|on|3"]
     assert [words(twin["columns"][0]) for twin in view["twins"]] == [when, when]
@@ -283,7 +283,7 @@ def test_the_ja_other_sentences_legend_has_no_second_bracket_pair_and_the_bar_ca
         catalog = read_po(po)
     meets = catalog["%(titles)s, on the same point as the picked sentence from block %(n)s on (the rings around its "
                     "dots)"].string
-    assert meets == "%(titles)s：白抜きの輪。ブロック %(n)s 以降は選択中の例文と同じ位置"
+    assert meets == "%(titles)s：白抜きの輪、ブロック %(n)s 以降は選択中の例文と同じ位置"
     views = depth_map_views("ja")
     for key in ("river-bank|on|3", "river-bank|off|3"):
         caption = words(views[key]["twins"][1]["caption"])
