@@ -1778,7 +1778,7 @@ def test_by_the_river_river_s_output_value_vector_is_not_the_largest_in_geograph
     river = values[s.tokens.index("river"), geography]
     assert river < values[s.tokens.index("by"), geography] and river < values[s.tokens.index("the"), geography]
     zh = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
-    assert "而且 river 的这一维并不是最大的（by 和 the 的都更大）" in zh
+    assert "而且 river 的输出值向量在地理维上并不是最大的，by 和 the 的都更大。" in zh  # review-zh-38 10
 
 
 @pytest.mark.parametrize("lang", ["zh", "ja"])
@@ -2648,7 +2648,7 @@ def test_zh_xiong_s_theorem_is_about_the_last_block_s_ffn_and_the_equal_gradient
     gradient is about the same size, and that warm-up can go, are from their experiments."""
     section = _lesson_section("zh", "pre-vs-post", "ffn-residual")
     assert "证明的是最后一个块里前馈网络第二层参数 $W_2$ 的梯度的上界" in section
-    assert "他们的实验还显示，pre-norm 各个块的梯度大小大致相同" in section and "至于可以不用预热，也来自他们的实验" in section
+    assert "他们的实验还显示，pre-norm 各个块的梯度大小大致相同" in section and "可以不用预热，是他们的实验观察，不是上述定理的结论" in section  # review-zh-38 3
     assert "理论分析（另加一些简化假设）和实验都表明" not in section
 
 
@@ -2676,7 +2676,7 @@ def test_zh_step_2_says_what_attention_averages_the_value_vectors_times_w_o():
     assert np.allclose(step.delta[s.tracked], step.attention[s.tracked] @ output_values, atol=1e-9)
     text = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
     assert "注意力的修正量是各词的值向量乘以 $W_O$ 以后的加权平均（这些向量后文叫“输出值向量”）" in text
-    assert "（取两位小数，便于和下一句权重相等时的值对照）" in text  # review-zh-36 4
+    assert "（保留两位小数，以便与下面的对照值比较）" in text  # review-zh-36 4, review-zh-38 9
 
 
 def test_zh_collapse_is_defined_once_in_the_answer_first_sentence():
@@ -2829,3 +2829,34 @@ def test_ja_r37_wording():
     assert "ブロック通" not in po and "ブロックを通すと" in po
     assert 'msgstr "測った時点"' in po and "測った場所" not in po
     assert 'msgstr "ブロック %(n)s のアテンションの出力 Δ"' in po and 'msgstr "ブロック %(n)s の FFN の出力 Δ"' in po
+
+
+# round 38, zh (review-zh-38, r38 decisions)
+
+
+def test_zh_in_block_1_the_ffn_itself_compresses_the_differences_after_the_norm_widened_them():
+    """zh transformer-block #residual-off (review-zh-38 2): without the residual, in block 1 of river-bank the norm
+    before the FFN widens the spread, and the FFN itself brings it to under a tenth; so here it did not slow collapse
+    as Dong et al.'s analysis allows (the lesson no longer says it "intensified" collapse)."""
+    steps = scenario("river-bank").traces["pre-off"].steps
+    attention, ffn = steps[0], steps[1]
+    assert (attention.sublayer, ffn.block, ffn.sublayer) == ("attention", 1, "ffn")
+    assert spread(ffn.normed) > 2 * spread(attention.delta)
+    assert spread(ffn.delta) < spread(ffn.normed) / 10
+    text = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
+    assert "把差别压到不足十分之一的是前馈网络本身（它之前的归一化反而拉大了差别）" in text
+    assert "反而加剧了它" not in text
+    assert text.index("Dong 等人的分析所允许") < text.index("Dong 等人（2021）分析过")
+
+
+def test_zh_round_38_wording():
+    """review-zh-38 4, 7, 8, 13, 14 and review-ja-38 1, 3 (check zh)."""
+    tb = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
+    ffn = (CONTENT / "zh" / "ffn-residual.md").read_text(encoding="utf-8")
+    assert "层归一化（以及后来的简化版 RMSNorm，Zhang 和 Sennrich，2019）" in ffn  # RMSNorm is from 2019
+    assert "$\\mathrm{Swish}(z) = z\\,\\mathrm{sigmoid}(z)$" in ffn and "是 sigmoid 函数" not in ffn
+    assert "其中 $W$、$V$ 取代原来的 $W_1$" in ffn
+    assert "基础配置（base）" in ffn and "较大的配置（big）" in ffn and "big 模型" not in ffn
+    assert "$\\mathbf{1} c^{\\top}$" in tb and "\\mathbf{1} x^{\\top}" not in tb
+    assert "就映射到了残差流的坐标" in tb and "回到了残差流的坐标" not in tb
+    assert "键”“值”是学到的固定参数，不随输入变化" in ffn and "这种计算的形式和注意力相同" not in ffn
