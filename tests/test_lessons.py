@@ -2301,7 +2301,9 @@ def test_ja_step_2_says_bank_moves_not_because_it_gives_river_more_attention():
     assert s.tokens[weights.argmax()] == "river" and weights.max() > 0.25
     assert np.abs(values.mean(axis=0) - step.delta[s.tracked]).max() < 0.05
     text = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
-    assert text.count("地理へ向かうのは river により多く注目したからではありません") == 2
+    # r38 (ja-38 14): #second-sense no longer repeats step 2's sentence, it points back to step 2
+    assert text.count("地理へ向かうのは river により多く注目したからではありません") == 1
+    assert "ステップ 2 の続きです。" in text
     assert "地理へ向かうのは river に注目したからではありません" not in text
 
 
@@ -2355,11 +2357,14 @@ def test_ja_xiong_s_gradient_result_is_analysis_at_initialisation_and_dropping_w
     assert "つまり pre-norm では" not in text and "第 2 層の重み" not in text
     # r37 F1 / ja-37 14: 平均場 is glossed where it first appears
     assert "平均場理論による解析（幅が十分大きいとみなし、パラメーターが初期分布に従うとして勾配の大きさを見積もる解析）" in text
-    assert ("pre-norm で各ブロックの勾配の大きさが前のブロックでも後ろのブロックでもほぼ同じであること（post-norm では"
-            "出力に近いブロックほど大きい）と、ウォームアップなしでも訓練できることは、実験で確かめています") in text
+    # r38 (ja-38 11, zh-38 3): a subject for the experiments; no warm-up is an experimental observation, not the theorem
+    assert ("Xiong らはさらに、pre-norm では各ブロックの勾配の大きさが前のブロックでも後ろのブロックでもほぼ同じであること"
+            "（post-norm では出力に近いブロックほど大きい）を実験でも確かめました") in text
+    assert "ウォームアップなしでも訓練できることも実験での観察で、上界の定理の結論ではありません" in text
+    assert "正規化を通らずにつながっています。この配置では、積み重ねの後にもう一つ、最後の正規化を置きます。Xiong" in text
     assert "と実験で、pre-norm では" not in text
     assert "深さによらず" not in text
-    assert "ウォームアップなしでも訓練できることは、実験で確かめています" in text
+    assert "実験で確かめています" not in text
 
 
 def test_ja_rank_collapse_aside_names_the_ffn_s_lipschitz_constant():
@@ -2570,7 +2575,9 @@ def test_ja_the_ffn_s_two_thirds_assume_standard_multi_head_attention():
     assert ffn / (ffn + mha) == pytest.approx(2 / 3) and ffn / (ffn + gqa) > 2 / 3
     text = (CONTENT / "ja" / "ffn-residual.md").read_text(encoding="utf-8")
     assert "標準のマルチヘッドアテンションなら FFN がパラメーターの約 3 分の 2 を占めます" in text
-    assert "K、V の射影行列が小さいグループ化クエリアテンション（GQA）のモデルではもっと多く" in text
+    # r38 (ja-38 10): no nested brackets; the GQA and decoder remarks are a sentence of their own
+    assert ("を占めます。K、V の射影行列が小さいグループ化クエリアテンション（GQA）ではこれより多く、"
+            "クロスアテンションも持つ原論文のデコーダーでは約半分です。") in text
 
 
 def test_ja_swiglu_multiplies_the_swish_branch_into_a_branch_without_activation():
@@ -2823,7 +2830,8 @@ def test_ja_r37_wording():
     """ja (r37 G2, ja-37 6/7/10/17/18): the line chart is below 一歩ずつ見る; ブロックを通す; 測った時点."""
     tb = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
     po = (CONTENT / "ja" / "messages.po").read_text(encoding="utf-8")
-    assert "深さマップのいちばん下、「一歩ずつ見る」の下にある折れ線グラフは" in tb and "深さマップの下部の" not in tb
+    # r38 (ja-38 4): 「数値の表を表示する」 is at the very bottom, so the line chart is in the lower part
+    assert "深さマップの下部、「一歩ずつ見る」の下にある折れ線グラフは" in tb and "深さマップのいちばん下" not in tb
     assert "このパラメーターでは" not in tb and "サブレイヤーごとの役割も分かれています" in tb
     assert "各サブレイヤーが正規化で長さをそろえたベクトルを読むので、ある出力が短くても" in tb
     assert "ブロック通" not in po and "ブロックを通すと" in po
@@ -2860,3 +2868,21 @@ def test_zh_round_38_wording():
     assert "$\\mathbf{1} c^{\\top}$" in tb and "\\mathbf{1} x^{\\top}" not in tb
     assert "就映射到了残差流的坐标" in tb and "回到了残差流的坐标" not in tb
     assert "键”“值”是学到的固定参数，不随输入变化" in ffn and "这种计算的形式和注意力相同" not in ffn
+
+
+def test_ja_r38_wording():
+    """ja (r38: ja-38 1, 2, 3, 5, 7, 8, 13; zh-38 2 mirrored): W_O maps value vectors into residual coordinates (they
+    were never there); the causal mask gives some word-order information; Geva's keys and values are fixed
+    parameters, so the FFN is only like attention; the FFN itself shrinks the differences in block 1 (off)."""
+    tb = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
+    fr = (CONTENT / "ja" / "ffn-residual.md").read_text(encoding="utf-8")
+    assert "残差ストリームの座標に写され" in tb and "残差ストリームの座標に戻り" not in tb
+    assert "因果マスクは語順の手がかりを一部与えますが、因果マスク付きのデコーダーもふつう位置の情報を別に入れます" in tb
+    assert ("重みを softmax ではなく活性化関数で決め、キーと値が入力によらない固定のパラメーターである点を除けば、"
+            "加重和という計算の形はアテンションに似ています") in fr
+    assert "計算の形はアテンションと同じです" not in fr
+    assert "このデモの小さな FFN 自身が違いを縮めるので、この例では崩壊を緩めず、むしろ後押ししています" in tb
+    assert "（破線の枠はごく小さいので、拡大図で見てください）" in tb and "枠はほとんど見えません" not in tb
+    assert "層正規化の詳細は次のレッスンの「[層正規化]" in tb
+    assert "より重要なのは、下部の折れ線グラフ" in tb and "もっと大事" not in tb
+    assert "残差接続を外して積んでもトークンどうしを見分けられるか" in tb
