@@ -2586,6 +2586,7 @@ def test_ja_swiglu_multiplies_the_swish_branch_into_a_branch_without_activation(
     assert "一方の出力を活性化関数 Swish" in text and "活性化を通さないもう一方の出力に成分ごとに掛けて" in text
     assert "$\\mathrm{FFN}(x) = \\bigl(\\mathrm{Swish}(xW) \\odot xV\\bigr)W_2$" in text
     assert "第 1 層の出力に成分ごとに掛け" not in text
+    assert "（$W$、$V$ が $W_1$ に代わり、$\\odot$ は成分ごとの積）" in text  # r38 (zh-38 14 mirrored)
 
 
 def test_ja_pre_norm_gradients_pass_the_final_norm_before_the_identity_path():
@@ -2881,7 +2882,7 @@ def test_ja_r38_wording():
     assert ("重みを softmax ではなく活性化関数で決め、キーと値が入力によらない固定のパラメーターである点を除けば、"
             "加重和という計算の形はアテンションに似ています") in fr
     assert "計算の形はアテンションと同じです" not in fr
-    assert "このデモの小さな FFN 自身が違いを縮めるので、この例では崩壊を緩めず、むしろ後押ししています" in tb
+    assert "この例では、このデモの小さな FFN 自身が違いを縮め、崩壊を緩めずにむしろ後押ししています" in tb
     assert "（破線の枠はごく小さいので、拡大図で見てください）" in tb and "枠はほとんど見えません" not in tb
     assert "層正規化の詳細は次のレッスンの「[層正規化]" in tb
     assert "より重要なのは、下部の折れ線グラフ" in tb and "もっと大事" not in tb
