@@ -2650,16 +2650,6 @@ def test_ja_normalisation_and_the_residual_divide_the_work_in_this_block_only():
 # round 36, zh (review-zh-36, r36 decisions)
 
 
-def test_zh_xiong_s_theorem_is_about_the_last_block_s_ffn_and_the_equal_gradients_are_from_experiments():
-    """zh ffn-residual #pre-vs-post (r36 X1, review-zh-36 1): Xiong et al.'s theorem bounds the last layer's FFN
-    gradients (pre-norm O(d sqrt(ln d / L)): it does not grow with the number of blocks); that every block's
-    gradient is about the same size, and that warm-up can go, are from their experiments."""
-    section = _lesson_section("zh", "pre-vs-post", "ffn-residual")
-    assert "证明的是最后一个块里前馈网络第二层参数 $W_2$ 的梯度的上界" in section
-    assert "他们的实验还显示，pre-norm 各个块的梯度大小大致相同" in section and "可以不用预热，是他们的实验观察，不是上述定理的结论" in section  # review-zh-38 3
-    assert "理论分析（另加一些简化假设）和实验都表明" not in section
-
-
 def test_zh_without_the_residual_the_ffn_shrinks_block_1_s_differences_about_17_fold_not_to_nothing():
     """zh transformer-block #why-residuals (r36 X3): the FFN does not erase what attention left: in block 1 its
     input copies (widened by the norm) lie 0.17 apart at most, its outputs 0.0094, about 17 times less, not 0."""
@@ -2769,13 +2759,17 @@ def test_ja_one_name_for_the_point_after_block_1_and_most_as_the_ui_says():
 
 
 def test_zh_xiong_bounds_the_last_w2_gradient_post_norm_independent_of_l_pre_norm_shrinking_with_l():
-    """zh ffn-residual #pre-vs-post (r37 F1, review-zh-37 1 and 3): an UPPER BOUND on the last block's FFN W2
-    gradient, post-norm O(d sqrt(ln d)) independent of L, pre-norm O(d sqrt(ln d / L)) shrinking with L; the mean
-    field analysis is glossed once."""
+    """zh ffn-residual #pre-vs-post (r36 X1, review-zh-36 1; r37 F1, review-zh-37 1 and 3; review-zh-38 3): an UPPER
+    BOUND on the last block's FFN W2 gradient, post-norm O(d sqrt(ln d)) independent of L, pre-norm
+    O(d sqrt(ln d / L)) shrinking with L; the mean field analysis is glossed once; that every block's gradient is
+    about the same size, and that warm-up can go, are from their experiments, not the theorem."""
     section = _lesson_section("zh", "pre-vs-post", "ffn-residual")
+    assert "证明的是最后一个块里前馈网络第二层参数 $W_2$ 的梯度的上界" in section
     assert "post-norm 为 $O(d\\sqrt{\\ln d})$，与块数 $L$ 无关" in section
     assert "pre-norm 为 $O(d\\sqrt{\\ln d / L})$，随块数增加而减小" in section
     assert "平均场分析（假设网络足够宽、参数按初始分布随机取值，以此估计梯度的大小）" in section
+    assert "他们的实验还显示，pre-norm 各个块的梯度大小大致相同" in section and "可以不用预热，是他们的实验观察，不是上述定理的结论" in section  # review-zh-38 3
+    assert "理论分析（另加一些简化假设）和实验都表明" not in section
     assert "不随块数增大" not in section and "梯度的上界" in section
 
 
