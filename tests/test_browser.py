@@ -1032,27 +1032,30 @@ def test_the_prediction_link_sets_the_state_it_asks_about(site, open_page, real_
     assert page.locator('#depth-map [data-control="depth"]').input_value() == "6"
 
 
-SVG_SHAPES = """(sel) => [...document.querySelectorAll(sel + ' .chart-svg-wide *')].map(e => [e.tagName,
+SVG_SHAPES = """([sel, size]) => [...document.querySelectorAll(sel + ' .chart-svg-' + size + ' *')].map(e => [e.tagName,
   e.getAttribute('class') || '', ...['x', 'y', 'x1', 'y1', 'width', 'height', 'd', 'points', 'transform']
   .map(a => e.getAttribute(a) || ''), e.children.length ? '' : e.textContent])"""
 
 
 @pytest.mark.parametrize("lang", LANGS)
 @pytest.mark.parametrize("chart", ["main", "spread"])
-def test_the_script_draws_the_same_svg_as_the_build(site, open_page, lang, chart):
+@pytest.mark.parametrize("size", ["wide", "narrow"])
+def test_the_script_draws_the_same_svg_as_the_build(site, open_page, lang, chart, size):
     """Before Plotly has loaded, lesson.js draws a state as SVG from the same description the builder drew
-    the first paint from: the same shapes at the same coordinates, the same text."""
+    the first paint from: the same shapes at the same coordinates, the same text (hover titles only in the
+    wide drawing, in both)."""
     page = open_page(lesson_url(site, lang), withhold=("plotly-basic.min.js",))
     selector = f'#depth-map [data-chart="{chart}"]'
-    built = page.evaluate(SVG_SHAPES, selector)
+    built = page.evaluate(SVG_SHAPES, [selector, size])
+    assert any(shape[0] == "title" for shape in built) == (size == "wide"), built
     toggle = page.locator('#depth-map [data-control="residual"]')
     shows = "(r) => (document.querySelector('#depth-map').getAttribute('data-state') || '').split('&').includes('residual=' + r)"
     toggle.click()
     page.wait_for_function(shows, arg="off")  # the residual-off views may come in the page's second script
-    assert page.evaluate(SVG_SHAPES, selector) != built or chart == "spread"  # the other state, drawn by the script
+    assert page.evaluate(SVG_SHAPES, [selector, size]) != built or chart == "spread"  # the other state, drawn by the script
     toggle.click()
     page.wait_for_function(shows, arg="on")
-    drawn = page.evaluate(SVG_SHAPES, selector)
+    drawn = page.evaluate(SVG_SHAPES, [selector, size])
     assert drawn == built
 
 

@@ -306,8 +306,10 @@ def render_svg(chart: dict, size: str, highlight: list | None = None) -> str:
     # The y title reads across, above the tick labels (upright characters), never turned on its side.
     out.append(f'<text class="axis-title axis-title-y" x="{AXIS_TITLE[0]}" y="{AXIS_TITLE[1]}">{escape(chart["y"]["title"])}</text>')
     out.append("</g>")
+    # Hover titles only in the wide drawing: the narrow one is a phone's, which has no pointer to hover
+    # with (the values are in the figure's text twin), and a page's own bytes are budgeted.
     for mark in chart["marks"]:
-        out.append(_mark(mark, sx, sy))
+        out.append(_mark(mark, sx, sy, hovers=size == "wide"))
     if highlight and len(highlight) == 3:
         if highlight[2] == "ringed":
             out.append(f'<circle class="highlight-ring needs-js" cx="{f(sx(highlight[0]))}" cy="{f(sy(highlight[1]))}" '
@@ -326,12 +328,12 @@ def render_svg(chart: dict, size: str, highlight: list | None = None) -> str:
     return "".join(out)
 
 
-def _mark(mark: dict, sx, sy) -> str:
+def _mark(mark: dict, sx, sy, hovers: bool = True) -> str:
     kind, css = mark["type"], escape(mark["class"])
     colour = escape(mark["class"].split()[0])
     style = f' style="--c: var(--mark-{colour})"' if kind != "text" else ""
     parts = [f'<g class="mark mark-{kind} {css}" data-mark="{css}"{style}>']
-    hover = mark.get("hover") or []
+    hover = (mark.get("hover") or []) if hovers else []
     if kind == "band":
         (a, b), h = mark["x"], mark["y"][0]
         parts.append(f'<rect class="fill" x="{f(sx(a))}" y="{f(sy(h))}" width="{f(sx(b) - sx(a))}" '

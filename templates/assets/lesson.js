@@ -487,7 +487,7 @@
       var attrs = { "class": "mark mark-" + mark.type + " " + mark["class"], "data-mark": mark["class"] };
       if (mark.type !== "text") attrs.style = "--c: var(--mark-" + mark["class"].split(" ")[0] + ")";
       var g = root.appendChild(svgEl("g", attrs));
-      var hover = mark.hover || [];
+      var hover = size === "wide" && mark.hover || [];  // as the build: no hover titles on a phone's drawing
       function titled(e, i) { if (i < hover.length) e.appendChild(svgEl("title", {}, hover[i])); return e; }
       if (mark.type === "band") {
         var a = mark.x[0], b = mark.x[1], h = mark.y[0];
