@@ -2684,7 +2684,7 @@ def test_zh_step_2_says_what_attention_averages_the_value_vectors_times_w_o():
     assert np.allclose(step.delta[s.tracked], step.attention[s.tracked] @ output_values, atol=1e-9)
     text = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
     # r39 A10: the term is defined once, where attention is first explained; step 2 uses it
-    assert "值向量再乘以 $W_O$，叫作**输出值向量**；注意力的修正量就是各 token 输出值向量的加权平均" in text
+    assert "每个值向量再乘以 $W_O$，得到的向量叫作**输出值向量**；注意力的修正量就是各 token 输出值向量的加权平均" in text
     assert "注意力的修正量是各词输出值向量的加权平均" in text[text.index("::: walkthrough"):]
     assert "（保留两位小数，以便与下面的对照值比较）" in text  # review-zh-36 4, review-zh-38 9
 
