@@ -2312,7 +2312,9 @@ def test_ja_step_2_says_bank_moves_not_because_it_gives_river_more_attention():
     text = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
     # r38 (ja-38 14): #second-sense no longer repeats step 2's sentence, it points back to step 2
     assert text.count("地理へ向かうのは river により多く注目したからではありません") == 1
-    assert "ステップ 2 の続きです。" in text
+    # r39 A6: #second-sense says what it takes up from step 2 (not a bare 「ステップ 2 の続きです。」)
+    assert "ここでは、ステップ 2 で重みを均等にしても修正がほぼ同じだった理由を見ます。" in text
+    assert "ステップ 2 の続きです" not in text
     assert "地理へ向かうのは river に注目したからではありません" not in text
 
 
@@ -2360,17 +2362,19 @@ def test_ja_xiong_s_gradient_result_is_analysis_at_initialisation_and_dropping_w
     # every block's gradient being about equal, and dropping warm-up, are experiments
     # r37 F1: an UPPER BOUND on W2's gradient, not the gradient itself; post's does not depend on L, pre's shrinks
     assert "最後のブロックの FFN の第 2 層のパラメーター $W_2$ について、勾配の大きさの上界を示しました" in text
-    assert ("post-norm ではこの上界が $O(d\\sqrt{\\ln d})$ で、$L$ によらず初めから大きく、"
+    assert ("この上界は、post-norm では $O(d\\sqrt{\\ln d})$ で、$L$ によらず初めから大きく、"
             "pre-norm では $O(d\\sqrt{\\ln d / L})$ で、$L$ が大きいほど小さくなります") in text
     assert "示されたのは上界で、勾配そのものの値ではありません" in text
     assert "つまり pre-norm では" not in text and "第 2 層の重み" not in text
     # r37 F1 / ja-37 14: 平均場 is glossed where it first appears
-    assert "平均場理論による解析（幅が十分大きいとみなし、パラメーターが初期分布に従うとして勾配の大きさを見積もる解析）" in text
+    # r39 A10: the paragraph is split into sentences of normal length, its facts kept
+    assert ("初期化の時点を平均場理論で解析しました。幅が十分大きいとみなし、パラメーターが初期分布に従うとして"
+            "勾配の大きさを見積もる方法です。") in text
     # r38 (ja-38 11, zh-38 3): a subject for the experiments; no warm-up is an experimental observation, not the theorem
-    assert ("Xiong らはさらに、pre-norm では各ブロックの勾配の大きさが前のブロックでも後ろのブロックでもほぼ同じであること"
-            "（post-norm では出力に近いブロックほど大きい）を実験でも確かめました") in text
-    assert "ウォームアップなしでも訓練できることも実験での観察で、上界の定理の結論ではありません" in text
-    assert "正規化を通らずにつながっています。この配置では、積み重ねの後にもう一つ、最後の正規化を置きます。Xiong" in text
+    assert ("次の二つは実験での観察で、上界の定理の結論ではありません。pre-norm では各ブロックの勾配の大きさが"
+            "前のブロックでも後ろのブロックでもほぼ同じであること（post-norm では出力に近いブロックほど大きい）と、"
+            "ウォームアップなしでも訓練できることです。") in text
+    assert "正規化を通らずにつながっています。この配置では、積み重ねの後にもう一つ、最後の正規化を置きます。\n\n  Xiong" in text
     assert "と実験で、pre-norm では" not in text
     assert "深さによらず" not in text
     assert "実験で確かめています" not in text
@@ -2419,7 +2423,7 @@ def test_ja_the_label_rule_drops_any_label_that_collides_mid_or_end():
     assert _spread_labels([0, 0.5, 1], [1.5, 0.07, 0.05], Ctx())["optional"] is True
     text = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
     assert "必ず値が書かれます" not in text
-    assert "どの点でも、ラベルがほかの点や線、数字に重なるかグラフからはみ出すときは省きます" in text
+    assert "ただし、ほかの点や線、数字に重なるか、グラフからはみ出すラベルは省きます" in text
 
 
 def test_ja_weight_facts_point_to_the_published_weights(real_site):
@@ -2485,7 +2489,10 @@ def test_ja_the_identity_table_heads_its_third_column_as_pre_norm_after_the_fina
     text = (CONTENT / "ja" / "ffn-residual.md").read_text(encoding="utf-8")
     # r35 G2: both reviewers rejected 同・正規化後, and round 34 a bare 最後の正規化 (it reads as a third arrangement);
     # a lesson table's head may now take two lines on a phone, so the head says whose stream it is
-    assert "| 深さ | pre-norm | pre-norm ＋ 最後の正規化 | post-norm |" in text and "同・正規化後" not in text
+    # r39 A9: no full-width ＋; the head names pre-norm and, in brackets, after the norm (six characters: a longer
+    # unbroken bracket makes the table scroll on a 390 px phone); the paragraph above names the final norm
+    assert "| 深さ | pre-norm | pre-norm（正規化後） | post-norm |" in text and "同・正規化後" not in text
+    assert "＋" not in text
     assert "その残差ストリームに最後の正規化を通した値が 3 列目で" in text
 
 
@@ -2551,7 +2558,7 @@ def test_ja_residual_off_gives_the_answer_to_the_prediction_first():
     last = s.traces["pre-off"].block_outputs()[-1]
     assert round(float(np.linalg.norm(last[s.tracked])), 1) == 0.4 and spread(last) < 1e-5
     section = _lesson_section("ja", "residual-off")
-    answer = "答え：bank の長さは約 {{off:b6 length}} でゼロにはなりませんが、四つの語はほぼ同じベクトルになり、bank と river はもう見分けられません。"
+    answer = "答え：この例の手で決めたパラメーターでは、bank の長さは約 {{off:b6 length}} でゼロにはなりませんが、四つの語はほぼ同じベクトルになり、bank と river はもう見分けられません。"
     assert answer in section and section.index(answer) < section.index("残差接続を外すと、更新は")
 
 
@@ -2888,7 +2895,7 @@ def test_ja_r38_wording():
     assert ("重みを softmax ではなく活性化関数で決め、キーと値が入力によらない固定のパラメーターである点を除けば、"
             "加重和という計算の形はアテンションに似ています") in fr
     assert "計算の形はアテンションと同じです" not in fr
-    assert "この例では、このデモの小さな FFN 自身が違いを縮め、崩壊を緩めずにむしろ後押ししています" in tb
+    assert "この例では、小さな FFN 自身が違いを縮め、崩壊を緩めずにむしろ後押ししています" in tb
     assert "（破線の枠はごく小さいので、拡大図で見てください）" in tb and "枠はほとんど見えません" not in tb
     assert "層正規化の詳細は次のレッスンの「[層正規化]" in tb
     assert "より重要なのは、下部の折れ線グラフ" in tb and "もっと大事" not in tb
