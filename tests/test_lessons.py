@@ -2129,7 +2129,8 @@ def test_ja_without_the_residual_the_length_stays_short_and_stops_changing_from_
     assert np.allclose(normed, 2, atol=1e-3)
     text = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
     assert "各ブロックの後の長さは {{off:b1-6 length:.2}} で、ブロック 3 からは変わりません" in text
-    assert "長さはどのブロックでも {{off:b2 length:.2}}〜{{off:b3 length:.2}} と短く、ブロック 3 からは変わらなくなります" in _lesson_section("ja", "norm-vs-skip")
+    assert "長さはどのブロックでも {{off:b2 length:.2}}〜{{off:b3 length:.2}} の短い範囲にとどまり、ブロック 3 からは変わらなくなります" in _lesson_section(
+        "ja", "norm-vs-skip")  # r39 A12: the length stays in a band: とどまる throughout
     assert "ブロック 1 からほとんど変わらなく" not in text and "出力の大きさはパラメーターと入力の向きで決まる" not in text
 
 
@@ -2154,7 +2155,7 @@ def test_ja_block_1s_length_is_short_not_because_of_b2_but_because_the_ffn_is_sh
     text = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
     assert 0.25 < lengths.min() and lengths.max() < 0.45  # r35 A4: "0.3〜0.4 程度" (0.28-0.43), not "ほぼ同じ"
     assert "ブロック 1 の後の長さも同じくらいですが、理由は別です" in text
-    assert "この FFN の出力の長さは、正規化したベクトルを読む限り $0.3$〜$0.4$ 程度に収まるからです" in text
+    assert "この FFN の出力の長さは、正規化したベクトルを読む限り $0.3$〜$0.4$ 程度にとどまるからです" in text  # r39 A12: one word, とどまる
     assert "ほぼ同じ狭い範囲" not in text
     assert "$b_2$ と同じくらいの長さの出力しか出さない" not in text  # review-ja-33 1.1: read as contradicting itself
 
