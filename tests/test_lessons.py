@@ -2901,3 +2901,22 @@ def test_ja_r38_wording():
     assert "層正規化の詳細は次のレッスンの「[層正規化]" in tb
     assert "より重要なのは、下部の折れ線グラフ" in tb and "もっと大事" not in tb
     assert "残差接続を外して積んでもトークンどうしを見分けられるか" in tb
+
+
+def test_ja_r39_sqrt_d_at_first_use_the_base_c_and_the_number_over_a_block():
+    """ja round 39: A13 the normalised copies' length √d (mean 0, variance 1 over d = 4 components) is explained
+    where tb first uses it; A1 Dong's base c depends on the input; A4 the number over a block is the right bar's
+    diamond, the stream's length after the block; A3 layer norm reaches the bars only through Δ (ffn table)."""
+    s = scenario("river-bank")
+    for key in ("pre-on", "pre-off"):
+        lengths = [np.linalg.norm(st.normed[s.tracked]) for st in s.traces[key].steps]
+        assert np.allclose(lengths, np.sqrt(len(s.x0[s.tracked])), atol=1e-3)
+    tb = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
+    first = tb.index("\\sqrt{4}")
+    assert tb[first - 60:first].count("平均が 0、分散が 1") == 1 and "（$d$ 個なら $\\sqrt{d}$）" in tb
+    assert "底の $c$ はブロックの定数ではなく、入力によって決まります" in tb
+    assert "ブロックの上の数字は、右の棒に付いたひし形が示す長さ（そのブロックの後の $\\lVert x \\rVert$）です" in tb
+    assert "答え：この例の手で決めたパラメーターでは、" in tb and "ステップ 2 の続き" not in tb
+    ffn = (CONTENT / "ja" / "ffn-residual.md").read_text(encoding="utf-8")
+    assert "サブレイヤーの出力 Δ を通して間接的に効き" in ffn and "その効果が棒の高さに表れる" not in ffn
+    assert "訓練で学んだ" not in ffn and "学習されたパラメーター" in ffn
