@@ -58,6 +58,22 @@ def test_every_frame_is_decided_on_the_printed_weights(lang):
 
 
 @pytest.mark.parametrize("lang", LANGS)
+def test_the_caption_states_the_frame_rule_with_the_lead_the_grid_uses(lang):
+    """A reader who skips the lesson learns from the caption when a cell is framed: the caption prints the
+    lead a row's largest weight needs over the next, and it is the one the frames are decided by."""
+    from builder.figures.attention import CLEAR_LEAD
+
+    for key, view in views(lang).items():
+        lead = f"{CLEAR_LEAD:.2f}"
+        assert lead in view["caption"], (key, view["caption"])
+        grid = view["grid"]
+        for i, row in enumerate(grid["cells"]):
+            if grid["top"][i] >= 0:
+                weights = sorted((float(text) for text, _ in row), reverse=True)
+                assert round(weights[0] - weights[1], 2) >= float(lead), (key, row)
+
+
+@pytest.mark.parametrize("lang", LANGS)
 def test_the_grid_caption_breaks_between_phrases_like_the_figures_labels(lang):
     """The caption of a table is only as wide as the table, so on a phone it wraps. It is set like the figure's
     labels (typesetting.label_breaks, with CSS keep-all): breaks between phrases, none inside a word; a Chinese

@@ -20,7 +20,7 @@ LABELS = {
     "title": N_("Where attention looks"),
     "caption": N_("Each row is a word looking at the sentence; each cell, how much of its attention goes to the "
                   "word of that column. A row adds up to 1; the darker the cell, the larger the weight. A framed "
-                  "cell is a row's clear favourite."),
+                  "cell is a row's largest weight, ahead of the next one by %(lead)s or more."),
     "block_control": N_("Block"),
     "grid_caption": N_("Attention weights in block %(n)s, “%(scenario)s”, residual %(residual)s."),
     "looks": N_("Looks"),
@@ -73,7 +73,7 @@ def views(ctx: FigureContext) -> dict[str, dict]:
                         "cells": [[[ctx.num(w, DECIMALS), round(min(float(w) / SCALE_TOP, 1.0), 2)] for w in row] for row in weights],
                         "top": [-1 if lead(row) is None else lead(row) for row in weights], "scale": scale}
                 state = {"scenario": scenario.name, "residual": residual, "block": block}
-                out[view_key(state, KIND.state)] = {"grid": grid, "summary": summary, "caption": ctx.t("caption"),
+                out[view_key(state, KIND.state)] = {"grid": grid, "summary": summary, "caption": ctx.t("caption", lead=ctx.num(CLEAR_LEAD, DECIMALS)),
                                                     "steps": []}
     return out
 
