@@ -568,6 +568,7 @@ def test_the_walkthrough_says_plainly_when_its_text_is_about_another_state_and_g
     button = notice.get_by_role("button", name=label(lang, "depth-map", "back_to_text", scenario=sentence))
     button.click()
     assert "scenario=river-bank" in page.url and "residual=on" in page.url and "step=" + fragment[-1] in page.url
+    assert "depth=4" not in fragment or "depth=4" in page.url  # only the sentence and the residual go back (zh-40 5.1)
     assert page.locator('#depth-map [data-control="residual"]').get_attribute("aria-pressed") == "true"
     page.wait_for_function("() => !document.querySelector('#depth-map [data-part=walk-notice]').children.length")
     assert page.evaluate("document.activeElement.getAttribute('data-part')") == "walk-text"

@@ -1579,7 +1579,7 @@ def test_money_turns_bank_to_finance_by_being_averaged_in_and_by_drawing_bank_s_
 
 
 @pytest.mark.parametrize("lang,phrases", [
-    ("zh", ("归一化本身都让它变小", "除了块 1 的注意力之后那一次，post-norm 每次相加以后标准差都大于 1", "补不回两次归一化削掉的")),
+    ("zh", ("归一化本身都让它变小", "除了那一次，post-norm 每次相加以后标准差都大于 1", "补不回两次归一化削掉的")),
     ("ja", ("正規化は、ブロック 1 のアテンションの後の一度を除いて、それ自体としてはこの成分を小さく", "ブロック 1 の FFN からは、足した後の標準偏差が毎回 1 より大きく",
             "二度の正規化で削られる分に届かない")),
 ])
@@ -1641,7 +1641,8 @@ def test_bank_identity_rises_from_block_end_to_block_end_but_dips_inside_block_3
     dips = {(st.block, st.sublayer): a - b for st, a, b in zip(steps, series, series[1:]) if b < a}
     assert set(dips) == {(1, "attention"), (3, "attention")} and dips[1, "attention"] < 0.001 < 0.05 < dips[3, "attention"]
     zh = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
-    assert "输入处和各块结束时，bank 身份维是 {{on:b0-3 bank_identity}}" in zh
+    # review-zh-40 3.7: the qualifier covers both lists
+    assert "输入处和各块结束时，地理维依次为 {{on:b0-3 geography}}，bank 身份维依次为 {{on:b0-3 bank_identity}}" in zh
 
 
 # round 25, prose-zh29-tb
@@ -2279,7 +2280,8 @@ def test_zh_the_meaning_path_is_a_projection_on_two_dimensions():
     """transformer-block #second-sense and the meaning-path caption (review-zh-32 4, r32 M7): the chart draws the
     4-d vector's projection on two of its dimensions, not a vector lying in that plane."""
     po = (CONTENT / "zh" / "messages.po").read_text(encoding="utf-8")
-    assert "把每个块之后 %(token)s 的向量投影到由两个维度构成的平面上：横轴是%(x)s，纵轴是%(y)s。" in po  # zh-36 11
+    assert "把每个块之后 %(token)s 的向量投影到由两个维度构成的平面上：横轴是%(x)s，纵轴是%(y)s，" in po  # zh-36 11
+    assert "都是给本例命名的示意维度" in po  # review-zh-40 5.3
     assert "所张成的平面" not in po  # review-zh-33 18
     assert "每个点是 bank 经过一个块之后在这两维上的位置" in _lesson_section("zh", "second-sense")
     s = scenario("river-bank")
@@ -2692,7 +2694,9 @@ def test_zh_step_2_says_what_attention_averages_the_value_vectors_times_w_o():
     assert np.allclose(step.delta[s.tracked], step.attention[s.tracked] @ output_values, atol=1e-9)
     text = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
     # r39 A10: the term is defined once, where attention is first explained; step 2 uses it
-    assert "每个值向量再乘以 $W_O$，得到的向量叫作**输出值向量**；注意力的修正量就是各 token 输出值向量的加权平均" in text
+    # review-zh-40 4.4: one paragraph with W_O, the term defined once
+    assert "每个值向量乘以 $W_O$ 得到的向量叫作**输出值向量**，注意力的修正量就是各 token 输出值向量的加权平均" in text
+    assert text.count("**输出值向量**") == 1
     assert "注意力的修正量是各词输出值向量的加权平均" in text[text.index("::: walkthrough"):]
     assert "（保留两位小数，以便与下面的对照值比较）" in text  # review-zh-36 4, review-zh-38 9
 
@@ -2716,9 +2720,10 @@ def test_zh_liu_s_corrections_are_not_read_off_the_sum_step_s_table():
 def test_zh_the_ffn_parameter_share_is_told_in_three_sentences():
     """zh ffn-residual (review-zh-36 5, 6): the ~230-character sentence split into three; the PyTorch sketch line."""
     text = (CONTENT / "zh" / "ffn-residual.md").read_text(encoding="utf-8")
-    assert "是注意力的两倍。块里只有一个注意力子层时（编码器块、当今只用解码器的模型的块），按标准多头注意力计，前馈网络约占三分之二；" in text
+    assert "是注意力的两倍。块里只有一个注意力子层时（编码器块，以及如今只用解码器的模型中的块），按标准多头注意力计，前馈网络约占三分之二；" in text
     assert "K、V 投影更小，这个比例还要更高。原始论文的解码器块多一个读编码器输出的交叉注意力子层" in text
-    assert "下面是一段 PyTorch 示意代码，仅供阅读，本站不会运行：" in text
+    assert "下面是一段 PyTorch 示意代码，它不在网页上运行，可以复制到本地执行：" in text  # review-zh-40 3.9
+    assert "本站同样不会运行" not in text and "想自己试，先运行上面那一段" in text
 
 
 def test_ja_the_ffn_shrinks_the_differences_left_after_attention_but_does_not_erase_them():
@@ -2788,7 +2793,7 @@ def test_zh_xiong_bounds_the_last_w2_gradient_post_norm_independent_of_l_pre_nor
     assert "post-norm 为 $O(d\\sqrt{\\ln d})$，与块数 $L$ 无关" in section
     assert "pre-norm 为 $O(d\\sqrt{\\ln d / L})$，随块数增加而减小" in section
     assert "平均场分析（假设网络足够宽、参数按初始分布随机取值，以此估计梯度的大小）" in section
-    assert "他们的实验还显示，pre-norm 各个块的梯度大小大致相同" in section and "可以不用预热，是他们的实验观察，不是上述定理的结论" in section  # review-zh-38 3
+    assert "pre-norm 各个块的梯度大小大致相同（不论块靠前还是靠后）、可以不用预热，这两点主要是实验中观察到的，不是上述定理本身的结论" in section  # review-zh-38 3, ja-40 3
     assert "理论分析（另加一些简化假设）和实验都表明" not in section
     assert "不随块数增大" not in section and "梯度的上界" in section
 
@@ -2869,7 +2874,8 @@ def test_zh_in_block_1_the_ffn_itself_compresses_the_differences_after_the_norm_
     text = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
     assert "把差别压到不足十分之一的是前馈网络本身（它之前的归一化反而拉大了差别）" in text
     assert "反而加剧了它" not in text
-    assert text.index("Dong 等人的分析所允许") < text.index("Dong 等人（2021）分析过")
+    # review-zh-40 3.1: the forward pointer names the box
+    assert text.index("Dong 等人的分析（见下面的“深入一步”）认为前馈网络有可能减缓坍缩；在这里，它没有起到这个作用") < text.index("Dong 等人（2021）分析过")
 
 
 def test_zh_round_38_wording():
@@ -2920,3 +2926,48 @@ def test_ja_r39_sqrt_d_at_first_use_the_base_c_and_the_number_over_a_block():
     ffn = (CONTENT / "ja" / "ffn-residual.md").read_text(encoding="utf-8")
     assert "サブレイヤーの出力 Δ を通して間接的に効き" in ffn and "その効果が棒の高さに表れる" not in ffn
     assert "訓練で学んだ" not in ffn and "学習されたパラメーター" in ffn
+
+
+# round 40, zh
+
+
+def test_zh_without_the_final_norm_logits_grow_with_the_stream_and_softmax_sharpens():
+    """zh transformer-block #two-updates (ja-40 14): without the final normalisation the logits scale with the
+    stream's length, and a longer stream gives a sharper softmax, so confidence follows the number of blocks. Checked
+    on bank's stream after blocks 1-6 (its length grows) with any fixed output matrix."""
+    s = scenario("river-bank")
+    stream = s.traces["pre-on"].block_outputs()[:, s.tracked]
+    lengths = np.linalg.norm(stream, axis=-1)
+    assert np.all(np.diff(lengths) > 0)
+    w_out = np.random.default_rng(0).normal(size=(stream.shape[1], 50))
+    logits = stream[-1] @ w_out
+    assert np.allclose((2 * stream[-1]) @ w_out, 2 * logits)  # twice the length, twice the logits
+
+    def top(z):
+        p = np.exp(z - z.max())
+        return (p / p.sum()).max()
+    assert top(2 * logits) > top(logits)
+    unit = stream[-1] / lengths[-1]  # same direction, growing length: sharper at every block
+    assert all(top(a * unit @ w_out) < top(b * unit @ w_out) for a, b in zip(lengths, lengths[1:]))
+    text = _lesson_section("zh", "two-updates")
+    assert "残差流长一倍，logits 也大一倍，softmax 给出的分布就更尖，模型有多确定就取决于叠了几个块，而不是内容" in text
+    assert "（真实模型的层归一化随后还要乘以可学习的 $\\gamma$、再加上 $\\beta$）" in text and "RMSNorm" not in text
+
+
+def test_zh_round_40_wording():
+    """review-zh-40: the titles, the forward pointer, the reset link, the legend, the aside's order."""
+    tb = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
+    ffn = (CONTENT / "zh" / "ffn-residual.md").read_text(encoding="utf-8")
+    po = (CONTENT / "zh" / "messages.po").read_text(encoding="utf-8")
+    assert "## 残差连接与梯度 {#why-residuals}" in tb and "### 残差连接带来的好处 {#why-residual}" in ffn  # 3.10
+    assert "末尾的归一化（整个模型最后的那次归一化，见下文）之前，原来的输入始终是残差流这个和里的一个加数" in tb  # 4.1, 3.8
+    assert tb.index("末尾的归一化（整个模型最后的那次归一化") < tb.index("x = final_norm(x)")
+    assert "回到正文所写的状态（“%(scenario)s”，残差连接打开）" in po  # 5.1
+    assert "（深度和步数不变）" in tb
+    legend = re.search(r'msgid "True length ‖x‖; the number over a block is its last diamond\'s"\nmsgstr "(.*)"', po).group(1)
+    assert len(legend) <= 22 and "‖x‖" in legend
+    aside = ffn[ffn.index("::: aside 深入一步：bank 身份维为什么变小"):]
+    aside = aside[:aside.index("\n:::\n")]
+    paragraphs = aside.split("\n\n")
+    assert len(paragraphs) == 2 and "pre-norm" in paragraphs[0] and "post-norm" not in paragraphs[0]  # 4.3
+    assert paragraphs[1].startswith("post-norm 里") and "pre-norm" not in paragraphs[1]
