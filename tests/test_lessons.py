@@ -1579,7 +1579,7 @@ def test_money_turns_bank_to_finance_by_being_averaged_in_and_by_drawing_bank_s_
 
 
 @pytest.mark.parametrize("lang,phrases", [
-    ("zh", ("归一化本身都让它变小", "除了那一次，post-norm 每次相加以后标准差都大于 1", "补不回两次归一化削掉的")),
+    ("zh", ("归一化本身都让它变小", "这些时候 post-norm 相加以后的标准差都大于 1", "补不回两次归一化削掉的")),
     ("ja", ("正規化は、ブロック 1 のアテンションの後の一度を除いて、それ自体としてはこの成分を小さく", "ブロック 1 の FFN からは、足した後の標準偏差が毎回 1 より大きく",
             "二度の正規化で削られる分に届かない")),
 ])
