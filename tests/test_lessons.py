@@ -1967,8 +1967,10 @@ def test_in_blocks_1_to_3_attention_pushes_geography_and_the_ffn_grows_the_bank_
     assert all(abs(a[identity]) < 0.25 * f[identity] for a, f in zip(attention[:2], ffn[:2]))  # ... attention barely
     assert -0.5 * ffn[2][identity] < attention[2][identity] < 0  # "块 3 还削掉一点"
     text = (CONTENT / lang / "transformer-block.md").read_text(encoding="utf-8")
-    step_5 = next(line for line in text.splitlines() if line.startswith("5. "))
-    assert all(phrase in step_5 for phrase in DIVISION_OF_LABOUR[lang])
+    # r40 (ja-40 13): ja thins step 5; the sublayers' roles are read off the sum step's table (step 6)
+    step = "6. " if lang == "ja" else "5. "
+    line = next(line for line in text.splitlines() if line.startswith(step))
+    assert all(phrase in line for phrase in DIVISION_OF_LABOUR[lang])
 
 
 def test_without_the_residual_the_level_length_comes_from_the_ffn_settling_on_its_bias_not_from_the_norm():
@@ -2371,10 +2373,11 @@ def test_ja_xiong_s_gradient_result_is_analysis_at_initialisation_and_dropping_w
     assert "つまり pre-norm では" not in text and "第 2 層の重み" not in text
     # r37 F1 / ja-37 14: 平均場 is glossed where it first appears
     # r39 A10: the paragraph is split into sentences of normal length, its facts kept
-    assert ("初期化の時点を平均場理論で解析しました。幅が十分大きいとみなし、パラメーターが初期分布に従うとして"
+    assert ("初期化直後の勾配を平均場理論で解析しました。幅が十分大きいとみなし、パラメーターが初期分布に従うとして"
             "勾配の大きさを見積もる方法です。") in text
     # r38 (ja-38 11, zh-38 3): a subject for the experiments; no warm-up is an experimental observation, not the theorem
-    assert ("次の二つは実験での観察で、上界の定理の結論ではありません。pre-norm では各ブロックの勾配の大きさが"
+    # r40 (ja-40 3): Xiong et al. show these mainly by experiment (the hedge is no stronger than the paper)
+    assert ("次の二つは主に実験で示されたことで、上の定理そのものの結論ではありません。pre-norm では各ブロックの勾配の大きさが"
             "前のブロックでも後ろのブロックでもほぼ同じであること（post-norm では出力に近いブロックほど大きい）と、"
             "ウォームアップなしでも訓練できることです。") in text
     assert "正規化を通らずにつながっています。この配置では、積み重ねの後にもう一つ、最後の正規化を置きます。\n\n  Xiong" in text
@@ -2395,7 +2398,7 @@ def test_ja_only_pre_norm_models_have_the_final_norm_and_it_does_not_fix_the_len
     text = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
     assert "pre-norm のモデルでは、最後の正規化を通してから出力層に渡します" in text
     assert "一定の大きさにそろえます" not in text
-    assert "ベクトルの大きさをそろえます（そろうのは、訓練で調整するスケールを掛ける前です）" in text
+    assert "ベクトルの大きさをそろえます（厳密には、訓練で調整するスケール $\\gamma$ を掛ける前の大きさがそろいます）" in text
 
 
 def test_ja_the_output_layer_gives_logits_not_scores():
@@ -2561,7 +2564,8 @@ def test_ja_residual_off_gives_the_answer_to_the_prediction_first():
     last = s.traces["pre-off"].block_outputs()[-1]
     assert round(float(np.linalg.norm(last[s.tracked])), 1) == 0.4 and spread(last) < 1e-5
     section = _lesson_section("ja", "residual-off")
-    answer = "答え：この例の手で決めたパラメーターでは、bank の長さは約 {{off:b6 length}} でゼロにはなりませんが、四つの語はほぼ同じベクトルになり、bank と river はもう見分けられません。"
+    # r40 (ja-40 1): the parameters are fitted by least squares to the lesson's numbers, not hand-set
+    answer = "答え：このレッスンの数字に合わせて求めたパラメーターでは、bank の長さは約 {{off:b6 length}} でゼロにはなりませんが、四つの語はほぼ同じベクトルになり、bank と river はもう見分けられません。"
     assert answer in section and section.index(answer) < section.index("残差接続を外すと、更新は")
 
 
@@ -2575,7 +2579,7 @@ def test_ja_normalised_inputs_do_not_fix_the_attention_output_s_length():
     assert round(lengths[1], 1) == 0.5 and round(lengths[3], 1) == 2.4 and lengths[1] < lengths[2] < lengths[3]
     # r37 F2: block 1's output (0.8) is longer than block 2's, so the range names its blocks
     assert lengths[0] > lengths[1]
-    assert ("同じく正規化したベクトルを読むアテンションの出力は、ブロック 2 の {{off:b2.attention length}} から"
+    assert ("同じく正規化したコピーを読むアテンションの出力は、ブロック 2 の {{off:b2.attention length}} から"
             "ブロック 4 の {{off:b4.attention length}} まで伸びます") in _lesson_section("ja", "residual-off")
 
 
@@ -2603,7 +2607,8 @@ def test_ja_the_ffn_s_two_thirds_assume_standard_multi_head_attention():
 def test_ja_swiglu_multiplies_the_swish_branch_into_a_branch_without_activation():
     """ja ffn-residual (r35 A3): in SwiGLU the branch that is gated has no activation; Swish goes on the other."""
     text = (CONTENT / "ja" / "ffn-residual.md").read_text(encoding="utf-8")
-    assert "一方の出力を活性化関数 Swish" in text and "活性化を通さないもう一方の出力に成分ごとに掛けて" in text
+    # r40 (ja-40 11): Swish makes the gate; the other branch is the linear output
+    assert "一方の出力を活性化関数 Swish" in text and "に通してゲートとし、もう一方の線形出力に成分ごとに掛けて" in text
     assert "$\\mathrm{FFN}(x) = \\bigl(\\mathrm{Swish}(xW) \\odot xV\\bigr)W_2$" in text
     assert "第 1 層の出力に成分ごとに掛け" not in text
     assert "（$W$、$V$ が $W_1$ に代わり、$\\odot$ は成分ごとの積）" in text  # r38 (zh-38 14 mirrored)
@@ -2645,8 +2650,9 @@ def test_ja_the_correction_lengths_liu_s_example_quotes_are_the_sum_step_s_delta
     assert all(round(d, 1) == 0.4 for d in deltas[1::2])
     # r36 Y1: the table lists each Δ's four components, not its length
     assert len(s.x0[s.tracked]) == 4
-    assert "「和の確認」のステップに進むと、表に各修正 Δ の四つの成分が並ぶので、長さはそこから計算できます" in _lesson_section(
-        "ja", "pre-vs-post", "ffn-residual")
+    # r40 (ja-40 4): no figure draws the lengths, so the text prints them
+    section = _lesson_section("ja", "pre-vs-post", "ffn-residual")
+    assert "FFN の修正はずっと {{on:b1.ffn length}} 前後です。修正の長さはどの図にも描かれないので、ここに数字で示しました。" in section
 
 
 def test_ja_names_the_residual_on_bars_colours_and_the_changed_axis_title():
@@ -2852,8 +2858,8 @@ def test_ja_r37_wording():
     po = (CONTENT / "ja" / "messages.po").read_text(encoding="utf-8")
     # r38 (ja-38 4): 「数値の表を表示する」 is at the very bottom, so the line chart is in the lower part
     assert "深さマップの下部、「一歩ずつ見る」の下にある折れ線グラフは" in tb and "深さマップのいちばん下" not in tb
-    assert "このパラメーターでは" not in tb and "サブレイヤーごとの役割も分かれています" in tb
-    assert "各サブレイヤーが正規化で長さをそろえたベクトルを読むので、ある出力が短くても" in tb
+    assert "このパラメーターでは" not in tb
+    assert "各サブレイヤーが長さのそろった正規化したコピーを読むので、ある出力が短くても" in tb
     assert "ブロック通" not in po and "ブロックを通すと" in po
     assert 'msgstr "測った時点"' in po and "測った場所" not in po
     assert 'msgstr "ブロック %(n)s のアテンションの出力 Δ"' in po and 'msgstr "ブロック %(n)s の FFN の出力 Δ"' in po
@@ -2898,7 +2904,7 @@ def test_ja_r38_wording():
     tb = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
     fr = (CONTENT / "ja" / "ffn-residual.md").read_text(encoding="utf-8")
     assert "残差ストリームの座標に写され" in tb and "残差ストリームの座標に戻り" not in tb
-    assert "因果マスクは語順の手がかりを一部与えますが、因果マスク付きのデコーダーもふつう位置の情報を別に入れます" in tb
+    assert "因果マスクは語順の手がかりを一部与えますが、因果マスク付きのデコーダーも通常は位置の情報を別に入れます" in tb
     assert ("重みを softmax ではなく活性化関数で決め、キーと値が入力によらない固定のパラメーターである点を除けば、"
             "加重和という計算の形はアテンションに似ています") in fr
     assert "計算の形はアテンションと同じです" not in fr
@@ -2920,11 +2926,13 @@ def test_ja_r39_sqrt_d_at_first_use_the_base_c_and_the_number_over_a_block():
     tb = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
     first = tb.index("\\sqrt{4}")
     assert tb[first - 60:first].count("平均が 0、分散が 1") == 1 and "（$d$ 個なら $\\sqrt{d}$）" in tb
-    assert "底の $c$ はブロックの定数ではなく、入力によって決まります" in tb
+    # r40 (ja-40 2): in Dong et al. the base combines the input's distance from the rank-1 matrices and the weight norms
+    assert "底の $c$ は、入力とそうした行列との距離と、$W_Q$・$W_K$・$W_V$ のノルムの両方で決まる" in tb
     assert "ブロックの上の数字は、右の棒に付いたひし形が示す長さ（そのブロックの後の $\\lVert x \\rVert$）です" in tb
-    assert "答え：この例の手で決めたパラメーターでは、" in tb and "ステップ 2 の続き" not in tb
+    assert "答え：このレッスンの数字に合わせて求めたパラメーターでは、" in tb and "手で決めた" not in tb and "ステップ 2 の続き" not in tb
     ffn = (CONTENT / "ja" / "ffn-residual.md").read_text(encoding="utf-8")
-    assert "サブレイヤーの出力 Δ を通して間接的に効き" in ffn and "その効果が棒の高さに表れる" not in ffn
+    # r40 (ja-40 5): with the residual off the bar is the sublayer output's length, so the norm acts through the input
+    assert "サブレイヤーの出力 Δ を通して間接的に効く。残差接続オフでは棒の高さそのものがサブレイヤーの出力の長さなので、正規化は入力の大きさを通じてだけ効く" in ffn and "その効果が棒の高さに表れる" not in ffn
     assert "訓練で学んだ" not in ffn and "学習されたパラメーター" in ffn
 
 
@@ -2971,3 +2979,21 @@ def test_zh_round_40_wording():
     paragraphs = aside.split("\n\n")
     assert len(paragraphs) == 2 and "pre-norm" in paragraphs[0] and "post-norm" not in paragraphs[0]  # 4.3
     assert paragraphs[1].startswith("post-norm 里") and "pre-norm" not in paragraphs[1]
+
+
+def test_ja_r40_fitted_parameters_logits_and_the_bars():
+    """ja round 40: (1) nothing is hand-set but bank's input; the rest is fitted by least squares (tools/fit_weights.py);
+    (14) without the final norm the logits grow with the stream, which lengthens block by block here; (16) the on-state
+    bars show how far the blocks moved the stream from x₀; (17) the residual button shows the current state."""
+    s = scenario("river-bank")
+    lengths = [float(np.linalg.norm(x[s.tracked])) for x in s.traces["pre-on"].block_outputs()]
+    assert all(a < b for a, b in zip(lengths, lengths[1:]))  # the stream grows with each block
+    assert "least_squares" in (CONTENT.parent / "tools" / "fit_weights.py").read_text(encoding="utf-8")
+    tb = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
+    assert "手で決めたパラメーター" not in tb and "このレッスンの数字に合わせて求めた同じパラメーター" in tb
+    assert "ロジットがこの長さに比例して大きくなり、softmax が鋭くなる" in tb
+    assert "積み上げた高さは長さではなく、ブロックが残差ストリームを入力からどれだけ動かしたかを示します" in tb
+    assert "ボタンの表示はいまの状態で、押すと切り替わります" in tb
+    assert "狭い画面ではほぼ隠します" in tb[tb.index("::: details 図の操作"):tb.index("::: interactive depth-map")]
+    ffn = (CONTENT / "ja" / "ffn-residual.md").read_text(encoding="utf-8")
+    assert "手で決めた" not in ffn and "ふつう" not in ffn and "ふつう" not in tb
