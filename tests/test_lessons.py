@@ -2992,7 +2992,7 @@ def test_ja_r40_fitted_parameters_logits_and_the_bars():
     tb = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
     assert "手で決めたパラメーター" not in tb and "このレッスンの数字に合わせて求めた同じパラメーター" in tb
     assert "ロジットがこの長さに比例して大きくなり、softmax が鋭くなる" in tb
-    assert "積み上げた高さは長さではなく、ブロックが残差ストリームを入力からどれだけ動かしたかを示します" in tb
+    assert "棒はブロックが残差ストリームを入力からどれだけ動かしたかを見るためのもので、長さを見るのはひし形です" in tb
     assert "ボタンの表示はいまの状態で、押すと切り替わります" in tb
     assert "狭い画面ではほぼ隠します" in tb[tb.index("::: details 図の操作"):tb.index("::: interactive depth-map")]
     ffn = (CONTENT / "ja" / "ffn-residual.md").read_text(encoding="utf-8")
