@@ -1579,7 +1579,7 @@ def test_money_turns_bank_to_finance_by_being_averaged_in_and_by_drawing_bank_s_
 
 
 @pytest.mark.parametrize("lang,phrases", [
-    ("zh", ("归一化本身都让它变小", "这些时候 post-norm 相加以后的标准差都大于 1", "补不回两次归一化削掉的")),
+    ("zh", ("归一化本身都让这一维变小", "其余各次相加以后的标准差都大于 1", "补不回两次归一化削掉的")),
     ("ja", ("正規化は、ブロック 1 のアテンションの後の一度を除いて、それ自体としてはこの成分を小さく", "ブロック 1 の FFN からは、足した後の標準偏差が毎回 1 より大きく",
             "二度の正規化で削られる分に届かない")),
 ])
@@ -2233,7 +2233,8 @@ def test_step_2_says_the_extra_attention_on_river_is_not_what_moves_bank_not_tha
     even = (step.normed @ s.weights.w_v @ s.weights.w_o).mean(axis=0)
     assert np.abs(even - step.delta[s.tracked]).max() < 0.05
     text = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
-    assert "bank 朝地理方向移动，并不是因为它把更多注意力给了 river（见“[同一个块，另一种意思](#second-sense)”）。" in text
+    # review-zh-41 12: step 2 ends on the comparison and one pointer; the why is in #second-sense
+    assert "和实际的修正量几乎一样（原因见“[同一个块，另一种意思](#second-sense)”）。\n3. " in text
     assert "bank 向地理方向移动，并不取决于它多分给 river 的那部分注意力权重。" in text  # review-zh-35a 3.3
     assert "并不是 river 拉过去的" not in text and "朝地理走并不靠 river。" not in text
 
@@ -2535,7 +2536,9 @@ def test_the_residual_off_section_answers_the_prediction_first():
     last = s.traces["pre-off"].block_outputs()[5]
     assert np.linalg.norm(last[s.tracked]) > 0.3 and spread(last) < 1e-6
     section = _lesson_section("zh", "residual-off")
-    answer = section.index("先说答案：六个块后 bank 的长度约为 {{off:b6 length}}，没有降到零；但四个词几乎变成了同一个向量")
+    # review ja-41 13 (BOTH): the answer sits in a details box under the prompt, so the reader predicts first
+    answer = section.index("::: details 答案\n六个块后 bank 的长度约为 {{off:b6 length}}，没有降到零；但四个词几乎变成了同一个向量")
+    assert section.index("然后对答案") < answer and "先说答案" not in section
     assert answer < section.index("关掉残差连接，更新就从")
 
 
@@ -2795,19 +2798,21 @@ def test_zh_xiong_bounds_the_last_w2_gradient_post_norm_independent_of_l_pre_nor
     O(d sqrt(ln d / L)) shrinking with L; the mean field analysis is glossed once; that every block's gradient is
     about the same size, and that warm-up can go, are from their experiments, not the theorem."""
     section = _lesson_section("zh", "pre-vs-post", "ffn-residual")
-    assert "证明的是最后一个块里前馈网络第二层参数 $W_2$ 的梯度的上界" in section
+    assert "他们证明的上界针对的是最后一个块前馈网络第二层 $W_2$ 的梯度" in section  # review-zh-41 7
     assert "post-norm 为 $O(d\\sqrt{\\ln d})$，与块数 $L$ 无关" in section
     assert "pre-norm 为 $O(d\\sqrt{\\ln d / L})$，随块数增加而减小" in section
     assert "平均场分析（假设网络足够宽、参数按初始分布随机取值，以此估计梯度的大小）" in section
     assert "pre-norm 各个块的梯度大小大致相同（不论块靠前还是靠后）、可以不用预热，这两点主要是实验中观察到的，不是上述定理本身的结论" in section  # review-zh-38 3, ja-40 3
     assert "理论分析（另加一些简化假设）和实验都表明" not in section
-    assert "不随块数增大" not in section and "梯度的上界" in section
+    assert "不随块数增大" not in section and "证明的上界" in section
 
 
 def test_zh_post_norm_identity_sentence_names_the_one_exception_without_contradiction():
-    """zh ffn-residual aside (r37 F3): "除了块 1 的注意力之后那一次…每次…都让它变小", not "每次都…只有…"."""
+    """zh ffn-residual aside (r37 F3; review-zh-41 6): the exception is named as one ("…只有…那一次例外"), and the
+    除了 clause no longer carries its own predicate."""
     text = (CONTENT / "zh" / "ffn-residual.md").read_text(encoding="utf-8")
-    assert "除了块 1 的注意力之后那一次反而让它变大，每次相加之后的归一化本身都让它变小" in text
+    assert "每次相加之后的归一化本身都让这一维变小，只有块 1 注意力之后的那一次例外，反而让它变大。" in text
+    assert "除了块 1 的注意力之后那一次" not in text
     assert "每次相加之后的归一化本身都让它变小，只有" not in text
 
 
@@ -2888,7 +2893,7 @@ def test_zh_round_38_wording():
     """review-zh-38 4, 7, 8, 13, 14 and review-ja-38 1, 3 (check zh)."""
     tb = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
     ffn = (CONTENT / "zh" / "ffn-residual.md").read_text(encoding="utf-8")
-    assert "层归一化（以及后来的简化版 RMSNorm，Zhang 和 Sennrich，2019）" in ffn  # RMSNorm is from 2019
+    assert "层归一化（以及后来的简化版 RMSNorm；Zhang 和 Sennrich，2019）" in ffn  # RMSNorm is from 2019; zh-41 4
     assert "$\\mathrm{Swish}(z) = z\\,\\mathrm{sigmoid}(z)$" in ffn and "是 sigmoid 函数" not in ffn
     assert "其中 $W$、$V$ 取代原来的 $W_1$" in ffn
     assert "基础配置（base）" in ffn and "较大的配置（big）" in ffn and "big 模型" not in ffn
@@ -2940,9 +2945,10 @@ def test_ja_r39_sqrt_d_at_first_use_the_base_c_and_the_number_over_a_block():
 
 
 def test_zh_without_the_final_norm_logits_grow_with_the_stream_and_softmax_sharpens():
-    """zh transformer-block #two-updates (ja-40 14): without the final normalisation the logits scale with the
-    stream's length, and a longer stream gives a sharper softmax, so confidence follows the number of blocks. Checked
-    on bank's stream after blocks 1-6 (its length grows) with any fixed output matrix."""
+    """zh transformer-block #two-updates (ja-40 14, zh-41 1): without the final normalisation the logits scale with the
+    stream's length; scaling leaves the ranking unchanged but a longer stream gives a sharper softmax, so confidence
+    mixes in the stream's length (here it grows block by block), not only the content. Checked on bank's stream after
+    blocks 1-6 (its length grows) with any fixed output matrix."""
     s = scenario("river-bank")
     stream = s.traces["pre-on"].block_outputs()[:, s.tracked]
     lengths = np.linalg.norm(stream, axis=-1)
@@ -2957,8 +2963,15 @@ def test_zh_without_the_final_norm_logits_grow_with_the_stream_and_softmax_sharp
     assert top(2 * logits) > top(logits)
     unit = stream[-1] / lengths[-1]  # same direction, growing length: sharper at every block
     assert all(top(a * unit @ w_out) < top(b * unit @ w_out) for a, b in zip(lengths, lengths[1:]))
+    ranking = np.argsort(unit @ w_out)  # scaling changes only the sharpness, never the ranking
+    assert all(np.array_equal(np.argsort(a * unit @ w_out), ranking) for a in lengths)
+    assert np.array_equal(np.argsort(2 * logits), np.argsort(logits))
     text = _lesson_section("zh", "two-updates")
-    assert "残差流长一倍，logits 也大一倍，softmax 给出的分布就更尖，模型有多确定就取决于叠了几个块，而不是内容" in text
+    assert "残差流长一倍，logits 也大一倍。各 token 的排序虽然不变，softmax 给出的分布却会随残差流变长而变尖" in text
+    assert "模型显得多确定，就会掺进残差流的长度这个因素（本例中它随块数一路增长），而不只取决于内容" in text
+    assert "取决于叠了几个块" not in text
+    answers = _lesson_section("zh", "self-check")
+    assert "否则 softmax 会随残差流变长而变尖，模型显得多确定，就会掺进残差流的长度，而不只取决于内容" in answers
     assert "（真实模型的层归一化随后还要乘以可学习的 $\\gamma$、再加上 $\\beta$）" in text and "RMSNorm" not in text
 
 
@@ -2968,12 +2981,14 @@ def test_zh_round_40_wording():
     ffn = (CONTENT / "zh" / "ffn-residual.md").read_text(encoding="utf-8")
     po = (CONTENT / "zh" / "messages.po").read_text(encoding="utf-8")
     assert "## 残差连接与梯度 {#why-residuals}" in tb and "### 残差连接带来的好处 {#why-residual}" in ffn  # 3.10
-    assert "末尾的归一化（整个模型最后的那次归一化，见下文）之前，原来的输入始终是残差流这个和里的一个加数" in tb  # 4.1, 3.8
-    assert tb.index("末尾的归一化（整个模型最后的那次归一化") < tb.index("x = final_norm(x)")
+    assert "末尾的归一化（整个模型最后一步的归一化，见下文）之前，原来的输入始终是残差流这个和里的一个加数" in tb  # 4.1, 3.8, zh-41 9
+    assert tb.index("末尾的归一化（整个模型最后一步的归一化") < tb.index("x = final_norm(x)")
     assert "回到正文所写的状态（“%(scenario)s”，残差连接打开）" in po  # 5.1
     assert "（深度和步数不变）" in tb
     legend = re.search(r'msgid "True length ‖x‖; the number over a block is its last diamond\'s"\nmsgstr "(.*)"', po).group(1)
-    assert len(legend) <= 22 and "‖x‖" in legend
+    # zh-41 14: "真实长度 ‖x‖（块上方的数字即右侧菱形的值）" (24 characters) was checked in Chromium to stay on one line
+    # in the depth map's legend at 390 px; 26 leaves that margin and no more.
+    assert len(legend) <= 26 and "‖x‖" in legend and "＝" not in legend
     aside = ffn[ffn.index("::: aside 深入一步：bank 身份维为什么变小"):]
     aside = aside[:aside.index("\n:::\n")]
     paragraphs = aside.split("\n\n")
