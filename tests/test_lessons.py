@@ -1861,7 +1861,7 @@ def test_money_block_1_point_is_the_ring_partly_over_point_3_from_the_lower_righ
     assert 0.005 < np.linalg.norm(gap) < 0.02  # beside it, yet closer than a fifth of a grid step: the rings overlap
     assert np.linalg.norm(money[2, :2] - money[3, :2]) < 0.005  # block 2's ring all but on block 3's
     ja = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
-    assert "その輪に右下から一部重なる輪が、この文のブロック 1 の点です（ブロック 2 の輪はブロック 3 の輪とほぼ重なっています）" in ja
+    assert "その輪に右下から一部重なる輪が、*money in the bank*{lang=en} のブロック 1 の点です（ブロック 2 の輪はブロック 3 の輪とほぼ重なっています）" in ja
 
 
 def test_the_ja_lesson_says_bank_s_input_is_set_by_hand_as_fit_weights_keeps_it():
@@ -2430,7 +2430,8 @@ def test_ja_the_label_rule_drops_any_label_that_collides_mid_or_end():
     assert _spread_labels([0, 0.5, 1], [1.5, 0.07, 0.05], Ctx())["optional"] is True
     text = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
     assert "必ず値が書かれます" not in text
-    assert "ただし、ほかの点や線、数字に重なるか、グラフからはみ出すラベルは省きます" in text
+    # r41 (ja-41 5, 8): the rule as two parallel kinds of label, with the off-state block-1 mid point as the example
+    assert "ただし、ほかの点・線・数字に重なるラベルや、グラフからはみ出すラベルは省きます（残差接続オフのブロック 1 など）" in text
 
 
 def test_ja_weight_facts_point_to_the_published_weights(real_site):
@@ -2568,7 +2569,7 @@ def test_ja_residual_off_gives_the_answer_to_the_prediction_first():
     assert round(float(np.linalg.norm(last[s.tracked])), 1) == 0.4 and spread(last) < 1e-5
     section = _lesson_section("ja", "residual-off")
     # r40 (ja-40 1): the parameters are fitted by least squares to the lesson's numbers, not hand-set
-    answer = "答え：このレッスンの数字に合わせて求めたパラメーターでは、bank の長さは約 {{off:b6 length}} でゼロにはなりませんが、四つの語はほぼ同じベクトルになり、bank と river はもう見分けられません。"
+    answer = "::: details 答え\n本文の数値に合わせて求めたパラメーターでは、bank の長さは約 {{off:b6 length}} でゼロにはなりませんが、四つの語はほぼ同じベクトルになり、bank と river はもう見分けられません。"
     assert answer in section and section.index(answer) < section.index("残差接続を外すと、更新は")
 
 
@@ -2934,10 +2935,10 @@ def test_ja_r39_sqrt_d_at_first_use_the_base_c_and_the_number_over_a_block():
     # r40 (ja-40 2): in Dong et al. the base combines the input's distance from the rank-1 matrices and the weight norms
     assert "底の $c$ は、入力とそうした行列との距離と、$W_Q$・$W_K$・$W_V$ のノルムの両方で決まる" in tb
     assert "ブロックの上の数字は、右の棒に付いたひし形が示す長さ（そのブロックの後の $\\lVert x \\rVert$）です" in tb
-    assert "答え：このレッスンの数字に合わせて求めたパラメーターでは、" in tb and "手で決めた" not in tb and "ステップ 2 の続き" not in tb
+    assert "::: details 答え\n本文の数値に合わせて求めたパラメーターでは、" in tb and "手で決めた" not in tb and "ステップ 2 の続き" not in tb
     ffn = (CONTENT / "ja" / "ffn-residual.md").read_text(encoding="utf-8")
     # r40 (ja-40 5): with the residual off the bar is the sublayer output's length, so the norm acts through the input
-    assert "サブレイヤーの出力 Δ を通して間接的に効く。残差接続オフでは棒の高さそのものがサブレイヤーの出力の長さなので、正規化は入力の大きさを通じてだけ効く" in ffn and "その効果が棒の高さに表れる" not in ffn
+    assert "どちらのモードでも、正規化はサブレイヤーが読む入力を通じて棒の高さに効く。オフでは棒がサブレイヤーの出力の長さそのもの" in ffn and "その効果が棒の高さに表れる" not in ffn
     assert "訓練で学んだ" not in ffn and "学習されたパラメーター" in ffn
 
 
@@ -3005,10 +3006,14 @@ def test_ja_r40_fitted_parameters_logits_and_the_bars():
     assert all(a < b for a, b in zip(lengths, lengths[1:]))  # the stream grows with each block
     assert "least_squares" in (CONTENT.parent / "tools" / "fit_weights.py").read_text(encoding="utf-8")
     tb = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
-    assert "手で決めたパラメーター" not in tb and "このレッスンの数字に合わせて求めた同じパラメーター" in tb
+    assert "手で決めたパラメーター" not in tb and "本文の数値が出るように最小二乗法で求めました" in tb and "本文の数値に合わせて求めた同じパラメーター" in tb
     assert "ロジットがこの長さに比例して大きくなり、softmax が鋭くなる" in tb
+    # r41 (ja-41 1, BOTH): the length scales the logits, so it sharpens the softmax without reordering the tokens: the
+    # confidence depends on the stream's length besides the content (not on the block count as such)
+    assert "予測の確信度が内容だけでなく、残差ストリームの長さ（この例ではブロックごとに伸びる）にも左右されてしまいます" in tb
+    assert "予測の確信度が内容だけでなく、この長さにも左右されてしまいます" in tb and "ブロックの数で変わ" not in tb
     assert "棒はブロックが残差ストリームを入力からどれだけ動かしたかを見るためのもので、長さを見るのはひし形です" in tb
     assert "ボタンの表示はいまの状態で、押すと切り替わります" in tb
-    assert "狭い画面ではほぼ隠します" in tb[tb.index("::: details 図の操作"):tb.index("::: interactive depth-map")]
+    assert "狭い画面ではその輪をほぼ隠します" in tb[tb.index("::: details 図の操作"):tb.index("::: interactive depth-map")]
     ffn = (CONTENT / "ja" / "ffn-residual.md").read_text(encoding="utf-8")
     assert "手で決めた" not in ffn and "ふつう" not in ffn and "ふつう" not in tb
