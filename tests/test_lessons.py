@@ -2708,7 +2708,7 @@ def test_zh_step_2_says_what_attention_averages_the_value_vectors_times_w_o():
     assert "每个值向量乘以 $W_O$ 得到的向量叫作**输出值向量**，注意力的修正量就是各 token 输出值向量的加权平均" in text
     assert text.count("**输出值向量**") == 1
     assert "注意力的修正量是各词输出值向量的加权平均" in text[text.index("::: walkthrough"):]
-    assert "（保留两位小数，以便与下面的对照值比较）" in text  # review-zh-36 4, review-zh-38 9
+    assert "（保留两位小数，以便与本步末尾“权重完全相等”时的修正量比较）" in text  # review-zh-36 4, review-zh-38 9, zh-42 9
 
 
 def test_zh_collapse_is_defined_once_in_the_answer_first_sentence():
@@ -2800,7 +2800,7 @@ def test_zh_xiong_bounds_the_last_w2_gradient_post_norm_independent_of_l_pre_nor
     about the same size, and that warm-up can go, are from their experiments, not the theorem."""
     section = _lesson_section("zh", "pre-vs-post", "ffn-residual")
     assert "他们证明的上界针对的是最后一个块前馈网络第二层 $W_2$ 的梯度" in section  # review-zh-41 7
-    assert "post-norm 为 $O(d\\sqrt{\\ln d})$，与块数 $L$ 无关" in section
+    assert "post-norm 为 $O(d\\sqrt{\\ln d})$（d 是向量的维数 $d_{\\text{model}}$），与块数 $L$ 无关" in section  # zh-42 8
     assert "pre-norm 为 $O(d\\sqrt{\\ln d / L})$，随块数增加而减小" in section
     assert "平均场分析（假设网络足够宽、参数按初始分布随机取值，以此估计梯度的大小）" in section
     assert "pre-norm 各个块的梯度大小大致相同（不论块靠前还是靠后）、可以不用预热，这两点主要是实验中观察到的，不是上述定理本身的结论" in section  # review-zh-38 3, ja-40 3
@@ -2969,10 +2969,10 @@ def test_zh_without_the_final_norm_logits_grow_with_the_stream_and_softmax_sharp
     assert np.array_equal(np.argsort(2 * logits), np.argsort(logits))
     text = _lesson_section("zh", "two-updates")
     assert "残差流长一倍，logits 也大一倍。各 token 的排序虽然不变，softmax 给出的分布却会随残差流变长而变尖" in text
-    assert "模型显得多确定，就会掺进残差流的长度这个因素（本例中它随块数一路增长），而不只取决于内容" in text
+    assert "模型显得有多确定，就不只取决于内容，还掺进了残差流的长度（本例中它随块数一路增长）" in text  # zh-42 3
     assert "取决于叠了几个块" not in text
     answers = _lesson_section("zh", "self-check")
-    assert "否则 softmax 会随残差流变长而变尖，模型显得多确定，就会掺进残差流的长度，而不只取决于内容" in answers
+    assert "否则 softmax 会随残差流变长而变尖，模型有多确定就不只取决于内容。" in answers
     assert "（真实模型的层归一化随后还要乘以可学习的 $\\gamma$、再加上 $\\beta$）" in text and "RMSNorm" not in text
 
 
@@ -3017,3 +3017,24 @@ def test_ja_r40_fitted_parameters_logits_and_the_bars():
     assert "狭い画面ではその輪をほぼ隠します" in tb[tb.index("::: details 図の操作"):tb.index("::: interactive depth-map")]
     ffn = (CONTENT / "ja" / "ffn-residual.md").read_text(encoding="utf-8")
     assert "手で決めた" not in ffn and "ふつう" not in ffn and "ふつう" not in tb
+
+
+def test_money_bank_turns_in_blocks_2_and_3_with_almost_even_weights():
+    """r42 BOTH (review-ja-42 1): in blocks 2-3 bank's weights are almost even, yet geography keeps falling: the
+    other words read money in block 1, so their output value vectors, and even an even-weight average, already
+    lie on the negative-geography side."""
+    s = scenario("money-bank")
+    g = s.dimensions.index("geography")
+    steps = s.traces["pre-on"].steps
+    for block in (2, 3):
+        step = steps[2 * (block - 1)]
+        assert step.sublayer == "attention"
+        values = step.normed @ s.weights.w_v @ s.weights.w_o
+        even = np.full(len(s.tokens), 1 / len(s.tokens)) @ values
+        actual = step.delta[s.tracked]
+        assert even[g] < 0 and actual[g] < 0, block
+        assert abs(even[g] - actual[g]) < 0.15 * abs(actual[g]), block
+        assert step.attention[s.tracked].max() < 0.3, block
+    text = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
+    assert "块 2、3 权重几乎平均，地理维仍下降：其余词在块 1 读了 money，输出值向量" in text
+    assert text.count("其余词在块 1 读了 money") == 3  # summary, body, answer 5

@@ -267,9 +267,9 @@ def test_the_zh_off_axis_title_and_the_lesson_name_the_input_bar_as_x0_not_delta
     assert "‖Δ‖ = ‖x‖" in title and "输入为 ‖x₀‖" in title and "‖x₀‖" not in words(on["y"]["title"]).split("+")[1]
     lesson = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
     assert f"纵轴的标题也换成了“{title}”" in lesson
-    assert "色带不再横贯全图，只画在最左边的“输入”一栏（窄屏上刻度写作 x₀）" in lesson and "那一格" not in lesson  # zh-36 12
+    assert "色带不再横贯全图，只画在最左边的“输入”一栏（窄屏上刻度写作“x₀”）" in lesson and "那一格" not in lesson  # zh-36 12
     po = (CONTENT / "zh" / "messages.po").read_text(encoding="utf-8")
-    assert "只画在最左边的“输入”一栏（窄屏上刻度写作 x₀）。" in po and "“输入”（x₀）" not in po
+    assert "只画在最左边的“输入”一栏（窄屏上刻度写作“x₀”）。" in po and "“输入”（x₀）" not in po
 
 
 def test_the_ja_other_sentences_legend_has_no_second_bracket_pair_and_the_bar_caption_excludes_the_band():
