@@ -285,7 +285,8 @@ def test_the_ja_other_sentences_legend_has_no_second_bracket_pair_and_the_bar_ca
                     "dots)"].string
     # r40 (ja-40 21): two facts, two sentences; still a colon after the title, no second bracket pair
     # r41 (ja-41 19): what overlaps is the points, not the sentences
-    assert meets == "%(titles)s：白抜きの輪。ブロック %(n)s 以降の点は選択中の例文の点と重なる"
+    # r42 (ja-42 15): a whole sentence after the colon; its form 「（…）」 would bring back the second pair (r36)
+    assert meets == "%(titles)s：白抜きの輪。ブロック %(n)s 以降の点は選択中の例文の点と重なります"
     views = depth_map_views("ja")
     for key in ("river-bank|on|3", "river-bank|off|3"):
         caption = words(views[key]["twins"][1]["caption"])
