@@ -205,8 +205,8 @@ def _view(ctx: FigureContext, scenario, groups, paths, halfway, residual, depth,
     shown = {id(g): paths[g[0].name][residual][: depth + 1] for g in groups}
     mine = shown[id(picked)]
 
-    def titles(group, glossed=True):  # “money in the bank”, or “by the river bank” and “bank by the river” sharing a path
-        names = [ctx.t("quoted", text=ctx.sentence(s) if glossed else " ".join(s.tokens)) for s in group]
+    def titles(group):  # “money in the bank”, or “by the river bank” and “bank by the river” sharing a path
+        names = [ctx.t("quoted", text=ctx.sentence(s)) for s in group]
         text = names[0]
         for name in names[1:]:
             text = ctx.t("and", first=text, second=name)
@@ -214,9 +214,7 @@ def _view(ctx: FigureContext, scenario, groups, paths, halfway, residual, depth,
 
     def named(group):  # a legend entry: one phrase, whether the path is one sentence's or shared, picked or not
         if group is picked:
-            if len(group) > 1:  # the radio buttons gloss the picked sentences; bare, the entry fits one line (ja r42 16)
-                return ctx.t("picked_shared", titles=titles(group, glossed=False))
-            return ctx.t("picked", titles=titles(group))
+            return ctx.t("picked_shared" if len(group) > 1 else "picked", titles=titles(group))
         return ctx.t("shared", titles=titles(group)) if len(group) > 1 else titles(group)
 
     def where(n):
