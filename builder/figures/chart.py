@@ -286,7 +286,11 @@ def render_svg(chart: dict, size: str, highlight: list | None = None) -> str:
     templates/assets/lesson.js draws the same SVG for other states until Plotly takes over: keep the two
     in step (tests/test_browser.py compares them)."""
     width, height, m = frame(chart, size)
-    sx, sy, (left, top, right, bottom) = _scales(chart, size)
+    to_x, to_y, (left, top, right, bottom) = _scales(chart, size)
+    # Positions fall on whole units of the viewBox (a fraction of a CSS pixel, at most, at either size):
+    # the drawing looks the same and its decimals no longer count against the page's bytes. Half up, as
+    # lesson.js's Math.round.
+    sx, sy = (lambda x: math.floor(to_x(x) + 0.5)), (lambda y: math.floor(to_y(y) + 0.5))
 
     # The box around it carries the chart's accessible name; the drawing itself is decoration to AT.
     # Where a text anchors is site.css's (.tick, .tick-y, .axis-title-y, .value), not an attribute on each.

@@ -467,8 +467,9 @@
     var dims = frameOf(chart, size), width = dims[0], height = dims[1], m = dims[2];
     var left = m.l, right = width - m.r, top = m.t, bottom = height - m.b;
     var xr = chart.x.range, yr = chart.y.range;
-    function sx(x) { return left + (x - xr[0]) / (xr[1] - xr[0]) * (right - left); }
-    function sy(y) { return bottom - (y - yr[0]) / (yr[1] - yr[0]) * (bottom - top); }
+    // Positions on whole units, as chart.py's render_svg (the same drawing, fewer bytes)
+    function sx(x) { return Math.round(left + (x - xr[0]) / (xr[1] - xr[0]) * (right - left)); }
+    function sy(y) { return Math.round(bottom - (y - yr[0]) / (yr[1] - yr[0]) * (bottom - top)); }
     var root = svgEl("svg", { "class": "chart-svg chart-svg-" + size, viewBox: "0 0 " + width + " " + height,
                               "aria-hidden": "true", focusable: "false" });
     var axes = root.appendChild(svgEl("g", { "class": "axes" }));
