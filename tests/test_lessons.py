@@ -2061,8 +2061,17 @@ def test_residual_off_block_1_length_is_not_b2_s_but_this_ffn_is_short_for_any_n
                 assert 0.25 < np.linalg.norm(st.delta, axis=-1).min() and np.linalg.norm(st.delta, axis=-1).max() < 0.45
     section = _lesson_section("zh", "residual-off")
     aside = section[section.index("::: aside 深入一步：坍缩的细节"):]  # round 35: moved into the aside (zh-35b 15)
-    assert "块 1 后的长度也接近 $b_2$ 的长度，但原因不同" in aside and "两者之差比 $b_2$ 本身还长" in aside
-    assert "所以块 1 的长度本来就和后面的相近" in aside  # review-ja-33 1.1
+    assert "块 1 后的长度也接近 $b_2$ 的长度，但这时" in aside and "两者之差比 $b_2$ 本身还长" in aside
+    # r43 B4: the bound comes first and explains every block's length; b2 only why it stops changing from block 3
+    bound = aside.index("输出长度都介于 $0.25$ 和 $0.5$ 之间，所以每个块后的长度都落在这个范围里")
+    assert bound < aside.index("长度从这时起停在约 {{off:b6 length}}，是因为这个向量离前馈网络的输出偏置 $b_2$ 很近")
+    assert "长度相近只是因为上面那个范围" in aside  # review-ja-33 1.1
+    off_lengths = [np.linalg.norm(scenario(n).traces["pre-off"].block_outputs()[:, scenario(n).tracked], axis=-1)
+                   for n in ("river-bank", "money-bank", "bank-by-the-river")]
+    assert all(0.25 < v < 0.5 for ls in off_lengths for v in ls)  # "每个块后的长度都落在这个范围里"
+    answers = (CONTENT / "zh" / "ffn-residual.md").read_text(encoding="utf-8")
+    answer = answers[answers.index("2. 在这套参数下"):]
+    assert answer.index("输出长度都介于 $0.25$ 和 $0.5$ 之间") < answer.index("从块 3 起它停住不再变")
     # review round 35 A4, round 39 A2: the range typed, "输出长度都介于 $0.25$ 和 $0.5$ 之间", must hold for every
     # normalised input, not round to a sample's: the sampled lengths and every FFN output in the traces lie inside it
     low, high = map(float, re.search(r"输出长度都介于 \$([\d.]+)\$ 和 \$([\d.]+)\$ 之间", aside).groups())
@@ -2250,7 +2259,8 @@ def test_the_weight_facts_the_text_relies_on_are_in_the_data_file_it_points_to(r
     assert np.all(w["w_1"][:, 0] == 0) and w["b_1"][0] < 0
     text = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
     assert text.count("的 `weights`") == 1
-    assert "；各参数见 [river-bank.json](../data/river-bank.json) 的 `weights`）" in _lesson_section("zh", "residual-off")  # beside the W2 row fact
+    # r43 B8: the text counts units from 1, the JSON and NumPy from 0: said once, with W["w_1"][:, 0] (the zero column)
+    assert "；各参数见 [river-bank.json](../data/river-bank.json) 的 `weights`，代码里从 0 数起，第一列是 `W[\"w_1\"][:, 0]`）" in _lesson_section("zh", "residual-off")  # beside the W2 row fact
 
 
 def test_zh_references_are_by_year_then_first_authors_surname_and_three_authors_are_cited_as_et_al():
@@ -2691,7 +2701,7 @@ def test_zh_without_the_residual_the_ffn_shrinks_block_1_s_differences_about_17_
     section = _lesson_section("zh", "why-residuals")
     assert "前馈网络又把剩下的差别缩小了一大截（上一节）" in section and "抹掉" not in section
     answers = (CONTENT / "zh" / "ffn-residual.md").read_text(encoding="utf-8")  # the self-check's answer 2 too
-    assert "前馈网络又把剩下的差别缩小了一大截；" in answers and "抹掉" not in answers
+    assert "前馈网络又把剩下的差别缩小了一大截。" in answers and "抹掉" not in answers
 
 
 def test_zh_step_2_says_what_attention_averages_the_value_vectors_times_w_o():
@@ -2708,7 +2718,7 @@ def test_zh_step_2_says_what_attention_averages_the_value_vectors_times_w_o():
     assert "每个值向量乘以 $W_O$ 得到的向量叫作**输出值向量**，注意力的修正量就是各 token 输出值向量的加权平均" in text
     assert text.count("**输出值向量**") == 1
     assert "注意力的修正量是各词输出值向量的加权平均" in text[text.index("::: walkthrough"):]
-    assert "（保留两位小数，以便与本步末尾“权重完全相等”时的修正量比较）" in text  # review-zh-36 4, review-zh-38 9, zh-42 9
+    assert "保留两位小数，以便" not in text  # zh-43 8: authoring meta-commentary dropped
 
 
 def test_zh_collapse_is_defined_once_in_the_answer_first_sentence():
@@ -2730,8 +2740,8 @@ def test_zh_liu_s_corrections_are_not_read_off_the_sum_step_s_table():
 def test_zh_the_ffn_parameter_share_is_told_in_three_sentences():
     """zh ffn-residual (review-zh-36 5, 6): the ~230-character sentence split into three; the PyTorch sketch line."""
     text = (CONTENT / "zh" / "ffn-residual.md").read_text(encoding="utf-8")
-    assert "是注意力的两倍。块里只有一个注意力子层时（编码器块，以及如今只用解码器的模型中的块），按标准多头注意力计，前馈网络约占三分之二；" in text
-    assert "K、V 投影更小，这个比例还要更高。原始论文的解码器块多一个读编码器输出的交叉注意力子层" in text
+    assert "是注意力的两倍。块里只有一个注意力子层时（编码器块，以及如今只用解码器的模型中的块），按标准多头注意力计，前馈网络约占三分之二。" in text and "分组查询" not in text  # r43 B9
+    assert "前馈网络约占三分之二。原始论文的解码器块多一个读编码器输出的交叉注意力子层" in text
     assert "下面是一段 PyTorch 示意代码，它不在网页上运行，可以复制到本地执行：" in text  # review-zh-40 3.9
     assert "本站同样不会运行" not in text and "想自己试，先运行上面那一段" in text
 
@@ -2801,7 +2811,7 @@ def test_zh_xiong_bounds_the_last_w2_gradient_post_norm_independent_of_l_pre_nor
     about the same size, and that warm-up can go, are from their experiments, not the theorem."""
     section = _lesson_section("zh", "pre-vs-post", "ffn-residual")
     assert "他们证明的上界针对的是最后一个块前馈网络第二层 $W_2$ 的梯度" in section  # review-zh-41 7
-    assert "post-norm 为 $O(d\\sqrt{\\ln d})$（d 是向量的维数 $d_{\\text{model}}$），与块数 $L$ 无关" in section  # zh-42 8
+    assert "post-norm 为 $O(d\\sqrt{\\ln d})$（$d$ 是向量的维数 $d_{\\text{model}}$），与块数 $L$ 无关" in section  # zh-42 8
     assert "pre-norm 为 $O(d\\sqrt{\\ln d / L})$，随块数增加而减小" in section
     assert "平均场分析（假设网络足够宽、参数按初始分布随机取值，以此估计梯度的大小）" in section
     assert "pre-norm 各个块的梯度大小大致相同（不论块靠前还是靠后）、可以不用预热，这两点主要是实验中观察到的，不是上述定理本身的结论" in section  # review-zh-38 3, ja-40 3
@@ -2885,7 +2895,7 @@ def test_zh_in_block_1_the_ffn_itself_compresses_the_differences_after_the_norm_
     assert spread(ffn.normed) > 2 * spread(attention.delta)
     assert spread(ffn.delta) < spread(ffn.normed) / 10
     text = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
-    assert "把差别压到不足十分之一的是前馈网络本身（它之前的归一化反而拉大了差别）" in text
+    assert "前馈网络读到的向量之间仍有这些差别，输出之间的差别却不到输入差别的十分之一" in text  # zh-43 11: the repeat dropped
     assert "反而加剧了它" not in text
     # review-zh-40 3.1: the forward pointer names the box
     assert text.index("Dong 等人的分析（见下面的“深入一步”）认为前馈网络有可能减缓坍缩；在这里，它没有起到这个作用") < text.index("Dong 等人（2021）分析过")
@@ -2969,7 +2979,7 @@ def test_zh_without_the_final_norm_logits_grow_with_the_stream_and_softmax_sharp
     assert all(np.array_equal(np.argsort(a * unit @ w_out), ranking) for a in lengths)
     assert np.array_equal(np.argsort(2 * logits), np.argsort(logits))
     text = _lesson_section("zh", "two-updates")
-    assert "残差流长一倍，logits 也大一倍。各 token 的排序虽然不变，softmax 给出的分布却会随残差流变长而变尖" in text
+    assert "只有方向不变时，残差流长一倍，logits 才正好大一倍；这时各 token 的排序不变，softmax 给出的分布却更尖" in text  # r43 B5
     assert "模型显得有多确定，就不只取决于内容，还掺进了残差流的长度（本例中它随块数一路增长）" in text  # zh-42 3
     assert "取决于叠了几个块" not in text
     answers = _lesson_section("zh", "self-check")
@@ -3037,8 +3047,15 @@ def test_money_bank_turns_in_blocks_2_and_3_with_almost_even_weights():
         assert abs(even[g] - actual[g]) < 0.15 * abs(actual[g]), block
         assert step.attention[s.tracked].max() < 0.3, block
     text = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
-    assert "块 2、3 权重几乎平均，地理维仍下降：其余词在块 1 读了 money，输出值向量" in text
-    assert text.count("其余词在块 1 读了 money") == 3  # summary, body, answer 5
+    # r43 B2: not "几乎平均" (block 2 is 0.29/0.24/0.26/0.20); no clear lead, and the uniform average alone is close
+    assert "几乎平均，地理维" not in text
+    assert "块 2、3 里 bank 的权重没有明显偏向：块 2 里最大的一个给了 money，但比第二大的高不到 $0.05$" in text
+    assert "哪怕把权重均分，注意力给地理维的修正量也已是负的，和实际的修正量相差不大" in text
+    assert text.count("其余词在块 1 已读过 money") == 3  # summary, body, answer 5
+    from builder.figures.attention import CLEAR_LEAD
+    row = np.sort(steps[2].attention[s.tracked])[::-1]
+    assert row[0] - row[1] < CLEAR_LEAD  # "比第二大的高不到 0.05": no frame in the attention figure
+    assert s.tokens[int(np.argmax(steps[2].attention[s.tracked]))] == "money"
 
 
 def test_money_turns_bank_in_blocks_2_and_3_with_almost_even_weights():
