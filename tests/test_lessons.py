@@ -2325,7 +2325,7 @@ def test_ja_summary_names_what_the_three_sentences_show_and_no_more():
     money_rows = bank_after_blocks("money-bank")
     assert money_rows[1][finance] > money_rows[0][finance] + 0.2
     assert "money in the bank では金融成分がブロック 1 から上がります" in summary
-    assert "ブロック 2、3 では重みに目立つ偏りはなくても、ブロック 1 で money を読んだ周りの語の出力値ベクトルが、均等に平均しても地理の負の側にあるので" in summary
+    assert "ブロック 2、3 では重みに目立つ偏りはなくても、ブロック 1 で money を読んだ周りの語の出力値ベクトルが地理の負の側にあるので" in summary
 
 
 def test_ja_step_2_says_bank_moves_not_because_it_gives_river_more_attention():
@@ -2464,7 +2464,7 @@ def test_ja_weight_facts_point_to_the_published_weights(real_site):
     assert np.all(w1[:, 0] == 0) and b1[0] < 0 and np.abs(w2).max() < 0.3
     text = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
     # r43 B8 (ja-43 9): the same parenthesis says once that code counts from 0
-    assert ("（パラメーターは[コード](#reproduce)が読む river-bank.json の `weights` にあり、コードでは 0 から数えるので"
+    assert ("（パラメーターは[コード](#reproduce)が読む river-bank.json の `weights` にあり、コードでは 0 から数え、"
             "第 1 列は `W[\"w_1\"][:, 0]` です）") in text
     assert 'data["weights"]' in _lesson_section("ja", "reproduce")
 
@@ -2626,9 +2626,8 @@ def test_ja_the_ffn_s_two_thirds_assume_standard_multi_head_attention():
     assert ffn / (ffn + mha) == pytest.approx(2 / 3) and ffn / (ffn + gqa) > 2 / 3
     text = (CONTENT / "ja" / "ffn-residual.md").read_text(encoding="utf-8")
     assert "標準のマルチヘッドアテンションなら FFN がパラメーターの約 3 分の 2 を占めます" in text
-    # r38 (ja-38 10): no nested brackets; the GQA and decoder remarks are a sentence of their own
-    assert ("を占めます。K、V の射影行列が小さいグループ化クエリアテンション（GQA）ではこれより多く、"
-            "クロスアテンションも持つ原論文のデコーダーでは約半分です。") in text
+    # r38 (ja-38 10): the decoder remark is a sentence of its own; r43 B9: the undefined GQA remark is gone (as zh)
+    assert "を占めます。クロスアテンションも持つ原論文のデコーダーでは約半分です。" in text and "GQA" not in text
 
 
 def test_ja_swiglu_multiplies_the_swish_branch_into_a_branch_without_activation():
@@ -3031,7 +3030,8 @@ def test_ja_r40_fitted_parameters_logits_and_the_bars():
     assert "least_squares" in (CONTENT.parent / "tools" / "fit_weights.py").read_text(encoding="utf-8")
     tb = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
     assert "手で決めたパラメーター" not in tb and "本文の数値が出るように最小二乗法で求めました" in tb and "本文の数値に合わせて求めた同じパラメーター" in tb
-    assert "ロジットの大きさがこの長さにつれて大きくなり、softmax が鋭くなります。すると予測の確信度が" in tb and "比例" not in tb  # r42 2, 4
+    # r43 B5: only with the direction unchanged does twice the length give twice the logits; same ranking, sharper softmax
+    assert "向きが同じまま長さが 2 倍になればロジットも 2 倍になり、順位は同じまま softmax が鋭くなります。すると予測の確信度が" in tb and "比例" not in tb  # r42 2, 4
     # r41 (ja-41 1, BOTH): the length scales the logits, so it sharpens the softmax without reordering the tokens: the
     # confidence depends on the stream's length besides the content (not on the block count as such)
     assert "予測の確信度が、内容だけでなく残差ストリームの長さ（この例ではブロックごとに伸びる）にも左右されます" in tb
