@@ -3038,12 +3038,14 @@ def test_ja_r40_fitted_parameters_logits_and_the_bars():
     assert "予測の確信度が内容だけでなく、この長さにも左右されてしまいます" in tb and "ブロックの数で変わ" not in tb
     assert "棒はブロックが残差ストリームを入力からどれだけ動かしたかを見るためのもので、長さを見るのはひし形です" in tb
     assert "ボタンの表示はいまの状態で、押すと切り替わります" in tb
-    assert "狭い画面ではその輪をほぼ隠します" in tb[tb.index("::: details 図の操作"):tb.index("::: interactive depth-map")]
+    # r43 (ja-43 8): the frame-over-ring note sits where the ring is introduced, not in the controls list before it
+    ring = tb.index("のブロック 1 の輪は $x_0$ のすぐ上にあります。")
+    assert tb.index("狭い画面ではほぼ隠します") - ring < 120 and "輪をほぼ隠" not in tb[tb.index("::: details 図の操作"):ring]
     ffn = (CONTENT / "ja" / "ffn-residual.md").read_text(encoding="utf-8")
     assert "手で決めた" not in ffn and "ふつう" not in ffn and "ふつう" not in tb
 
 
-def test_money_bank_turns_in_blocks_2_and_3_with_almost_even_weights():
+def test_zh_says_blocks_2_and_3_have_no_clear_lead_yet_the_even_average_already_turns_bank():
     """r42 BOTH (review-ja-42 1): in blocks 2-3 bank's weights are almost even, yet geography keeps falling: the
     other words read money in block 1, so their output value vectors, and even an even-weight average, already
     lie on the negative-geography side."""
@@ -3105,3 +3107,19 @@ def test_money_turns_bank_in_blocks_2_and_3_with_no_clear_lead_in_its_weights():
             "地理成分が負で実際に近い修正になります") in text
     assert "money への重みの偏りこそがアテンションの修正の地理成分を負にします" in text
     assert shown("on:b1 geography:.2") > shown("on:b0 geography:.2")  # block 1 does not lower it below the input's
+
+
+@pytest.mark.parametrize("lang, ring_sentence, note", [
+    ("zh", "块 1 后的圆环紧挨在 $x_0$ 上方", "橙色框会遮住这个圆环的一部分"),
+    ("ja", "のブロック 1 の輪は $x_0$ のすぐ上にあります。", "オレンジの枠がこの輪に一部重なり"),
+])
+def test_the_note_on_the_frame_over_money_s_first_ring_follows_the_sentence_that_introduces_the_ring(lang, ring_sentence, note):
+    """r43 (ja-43 8, zh-43 14): the note sits where the reader meets the ring, not in the controls list before it;
+    and the ring is where it says: money's block-1 point lies just above x₀ (same geography to 0.1, higher finance)."""
+    tb = (CONTENT / lang / "transformer-block.md").read_text(encoding="utf-8")
+    assert tb.count(note) == 1 and 0 < tb.index(note) - tb.index(ring_sentence) < 120
+    s = scenario("money-bank")
+    g, f = s.dimensions.index("geography"), s.dimensions.index("finance")
+    trace = s.traces["pre-on"]
+    x0, x1 = trace.x0[s.tracked], trace.block_outputs()[0][s.tracked]
+    assert abs(x1[g] - x0[g]) < 0.1 and 0 < x1[f] - x0[f] < 0.5
