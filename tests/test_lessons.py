@@ -2504,7 +2504,7 @@ def test_zh_residual_off_from_block_3_the_common_vector_is_almost_a_fixed_point_
     moves = [np.linalg.norm(b[s.tracked] - a[s.tracked]) for a, b in zip(ends[2:], ends[3:])]
     assert max(moves) < 0.01 * np.linalg.norm(ends[2][s.tracked])
     assert all(np.abs(x - x[0]).max() == 0.0 for x in ends[2:])  # r39 A1: "块 3 起完全相同"
-    assert "四个词的差距在块 2 之后已小到看不出，块 3 起完全相同，这个共同的向量几乎是块的不动点" in _lesson_section("zh", "residual-off")
+    assert "四个词的差距在块 2 之后已小到看不出，块 3 起完全相同。这个共同的向量几乎是块的不动点：" in _lesson_section("zh", "residual-off")  # zh-44 7
 
 
 def test_ja_the_measures_caption_places_the_spread_chart_below_the_bars():
@@ -2826,7 +2826,8 @@ def test_zh_xiong_bounds_the_last_w2_gradient_post_norm_independent_of_l_pre_nor
     assert "post-norm 为 $O(d\\sqrt{\\ln d})$（$d$ 是向量的维数 $d_{\\text{model}}$），与块数 $L$ 无关" in section  # zh-42 8
     assert "pre-norm 为 $O(d\\sqrt{\\ln d / L})$，随块数增加而减小" in section
     assert "平均场分析（假设网络足够宽、参数按初始分布随机取值，以此估计梯度的大小）" in section
-    assert "pre-norm 各个块的梯度大小大致相同（不论块靠前还是靠后）、可以不用预热，这两点主要是实验中观察到的，不是上述定理本身的结论" in section  # review-zh-38 3, ja-40 3
+    # r44 B2 (review-zh-44 2): the two points rest on the authors' informal extension of the argument and on experiments
+    assert "pre-norm 各个块的梯度大小大致相同（不论块靠前还是靠后）、可以不用预热，这两点依据的是作者对上述论证所做的非正式推广以及实验，并不是定理本身的结论" in section  # review-zh-38 3, ja-40 3
     assert "理论分析（另加一些简化假设）和实验都表明" not in section
     assert "不随块数增大" not in section and "证明的上界" in section
 
@@ -2992,7 +2993,7 @@ def test_zh_without_the_final_norm_logits_grow_with_the_stream_and_softmax_sharp
     assert np.array_equal(np.argsort(2 * logits), np.argsort(logits))
     text = _lesson_section("zh", "two-updates")
     assert "只有方向不变时，残差流长一倍，logits 才正好大一倍；这时各 token 的排序不变，softmax 给出的分布却更尖" in text  # r43 B5
-    assert "模型显得有多确定，就不只取决于内容，还掺进了残差流的长度（本例中它随块数一路增长）" in text  # zh-42 3
+    assert "于是，输出分布有多尖，就不只取决于内容，还受残差流长度的影响（本例中长度随块数一路增长）" in text  # zh-42 3, zh-44 4
     assert "取决于叠了几个块" not in text
     answers = _lesson_section("zh", "self-check")
     assert "否则 softmax 会随残差流变长而变尖，模型有多确定就不只取决于内容。" in answers
@@ -3046,9 +3047,9 @@ def test_ja_r40_fitted_parameters_logits_and_the_bars():
 
 
 def test_zh_says_blocks_2_and_3_have_no_clear_lead_yet_the_even_average_already_turns_bank():
-    """r42 BOTH (review-ja-42 1): in blocks 2-3 bank's weights are almost even, yet geography keeps falling: the
-    other words read money in block 1, so their output value vectors, and even an even-weight average, already
-    lie on the negative-geography side."""
+    """r42 BOTH (review-ja-42 1), r44 B1: in blocks 2-3 bank's weights have no clear lead, yet geography keeps
+    falling: the other words took in money in block 1 and no longer offset its value vector, so even an even-weight
+    average already lowers geography."""
     s = scenario("money-bank")
     g = s.dimensions.index("geography")
     steps = s.traces["pre-on"].steps
@@ -3064,13 +3065,55 @@ def test_zh_says_blocks_2_and_3_have_no_clear_lead_yet_the_even_average_already_
     text = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
     # r43 B2: not "几乎平均" (block 2 is 0.29/0.24/0.26/0.20); no clear lead, and the uniform average alone is close
     assert "几乎平均，地理维" not in text
-    assert "块 2、3 里 bank 的权重没有明显偏向：块 2 里最大的一个给了 money，但比第二大的高不到 $0.05$" in text
-    assert "哪怕把权重均分，注意力给地理维的修正量也已是负的，和实际的修正量相差不大" in text
-    assert text.count("其余词在块 1 已读过 money") == 3  # summary, body, answer 5
+    assert "块 2、3 里 bank 的权重没有明显偏向：块 2 里 bank 给 money 的权重最大，但比第二大的高不到 $0.05$" in text  # zh-44 6
+    # r44 B1 (review-zh-44 1, 3, 9): the others no longer offset money's value vector (block 2's "in" is not negative,
+    # so nothing says all of them lie on the negative side); block 1 first, then blocks 2-3, with the shared refs
+    assert ("其余三个词在块 1 已吸收了 money 的信息，它们的输出值向量地理维比块 1 时小得多，不再抵消 money 的负值；"
+            "于是哪怕把权重均分，注意力给地理维的修正量也已是负的（块 2 里均分时为 {{money-bank/on:b2.attention.uniform geography:.2}}，"
+            "实际为 {{money-bank/on:b2.attention geography:.2}}）") in text
+    assert "读过" not in text and "落在地理维为负的一侧" not in text
+    block_1 = text.index("先看块 1。其余三个词的输出值向量地理维都是正的，合起来几乎抵消了 money 的负值")
+    assert block_1 < text.index("{{money-bank/on:b1.attention.uniform geography:.2}}") < text.index("块 2、3 里 bank 的权重没有明显偏向")
+    assert "让修正量的地理维变成负值的，是权重对 money 的偏向" in text
+    summary = re.search(r'^summary = "(.*)"$', text.split("+++")[1], re.M).group(1)
+    assert len(summary) <= 110 and "输出值向量" not in summary, len(summary)
+    assert "块 2、3 里权重无明显偏向，但其余词已吸收 money，不再抵消它，bank 仍转向金融" in summary
+    assert "不再抵消 money 的输出值向量，即使把权重均分，修正量的地理维也是负的" in _lesson_section("zh", "self-check")
     from builder.figures.attention import CLEAR_LEAD
     row = np.sort(steps[2].attention[s.tracked])[::-1]
     assert row[0] - row[1] < CLEAR_LEAD  # "比第二大的高不到 0.05": no frame in the attention figure
     assert s.tokens[int(np.argmax(steps[2].attention[s.tracked]))] == "money"
+
+
+def test_after_block_1_the_other_words_no_longer_offset_money_s_value_vector():
+    """r44 B1 (review-zh-44 1, ja-44 1): in block 1 the other words' output value vectors (normed @ W_V @ W_O at the
+    attention step) have positive geography that almost cancels money's, so the even average is about 0 and the
+    lean to money turns the correction negative; in blocks 2 and 3, having taken in money, they no longer offset it
+    and the even average is already negative. Not all of them are negative in block 2: "in" is not."""
+    s = scenario("money-bank")
+    g, money = s.dimensions.index("geography"), s.tokens.index("money")
+    others = [i for i in range(len(s.tokens)) if i != money]
+    steps = s.traces["pre-on"].steps
+
+    def values(block):
+        step = steps[2 * (block - 1)]
+        assert step.sublayer == "attention"
+        return step, (step.normed @ s.weights.w_v @ s.weights.w_o)[:, g]
+
+    step, v = values(1)
+    assert v[money] < 0 and np.all(v[others] > 0)
+    assert v[others].sum() > 0.9 * abs(v[money])  # the others offset money's
+    assert abs(v.mean()) < 0.1  # the even average is about 0 ...
+    assert step.delta[s.tracked][g] < -0.1  # ... and the lean to money turns the correction negative
+    assert step.attention[s.tracked].argmax() == money
+    for block in (2, 3):
+        step, v = values(block)
+        assert v[money] < 0 and v[others].sum() <= 0.1 * abs(v[money]), block  # no longer offset
+        assert v.mean() < -0.5 and step.delta[s.tracked][g] < -0.5, block  # the even average already lowers geography
+    _, first = values(1)
+    _, v = values(2)
+    assert np.all(first[others] - v[others] > 0.5)  # "比块 1 时小得多": each of the others falls
+    assert v[s.tokens.index("in")] >= 0  # block 2: "in" is not on the negative side, so no text may say all are
 
 
 def shown_row(values, ref):
