@@ -338,10 +338,14 @@ def _mark(mark: dict, sx, sy, hovers: bool = True) -> str:
     style = f' style="--c: var(--mark-{colour})"' if kind != "text" else ""
     parts = [f'<g class="mark mark-{kind} {css}" data-mark="{css}"{style}>']
     hover = (mark.get("hover") or []) if hovers else []
+    # The values each shape draws (data-x, data-y, …) go with the hover titles, in the wide drawing only: the
+    # browser tests read them there, and the narrow one draws the same values.
+    data = (lambda attrs: attrs) if hovers else (lambda attrs: "")
     if kind == "band":
         (a, b), h = mark["x"], mark["y"][0]
+        band_value = f' data-y="{h}"'
         parts.append(f'<rect class="fill" x="{f(sx(a))}" y="{f(sy(h))}" width="{f(sx(b) - sx(a))}" '
-                     f'height="{f(sy(0) - sy(h))}" data-y="{h}"/>')
+                     f'height="{f(sy(0) - sy(h))}"{data(band_value)}/>')
         parts.append(f'<line class="edge" x1="{f(sx(a))}" x2="{f(sx(b))}" y1="{f(sy(h))}" y2="{f(sy(h))}"/>')
     elif kind == "bar":
         half = mark["width"] / 2
@@ -350,8 +354,9 @@ def _mark(mark: dict, sx, sy, hovers: bool = True) -> str:
             top, low = sy(base + y), sy(base)
             x0, w, h = sx(x - half), sx(x + half) - sx(x - half), max(low - top, 0.5)
             title = f"<title>{escape(hover[i])}</title>" if i < len(hover) else ""
-            parts.append(f'<rect x="{f(x0)}" y="{f(top)}" width="{f(w)}" height="{f(h)}" data-x="{x}" data-y="{y}" '
-                         f'data-base="{base}">{title}</rect>')
+            bar_values = f' data-x="{x}" data-y="{y}" data-base="{base}"'
+            parts.append(f'<rect x="{f(x0)}" y="{f(top)}" width="{f(w)}" height="{f(h)}"'
+                         f'{data(bar_values)}>{title}</rect>')
             if mark.get("pattern") == "hatch":
                 parts.append(f'<path class="hatch" d="{hatch_path(x0, top, w, h)}"/>')
     elif kind in ("points", "line"):
@@ -362,7 +367,8 @@ def _mark(mark: dict, sx, sy, hovers: bool = True) -> str:
         for i, ((px, py), x, y) in enumerate(zip(points, mark["x"], mark["y"])):
             title = f"<title>{escape(hover[i])}</title>" if i < len(hover) else ""
             ring = " ring" if mark.get("symbol") == "ring" else ""
-            parts.append(f'<path class="point{ring}" d="{_symbol(mark.get("symbol"), px, py)}" data-x="{x}" data-y="{y}">{title}</path>')
+            point_values = f' data-x="{x}" data-y="{y}"'
+            parts.append(f'<path class="point{ring}" d="{_symbol(mark.get("symbol"), px, py)}"{data(point_values)}>{title}</path>')
     elif kind == "outline":
         (x0, x1), (y0, y1) = mark["x"], mark["y"]
         dash = f' stroke-dasharray="{mark["dash"][0]} {mark["dash"][1]}"' if mark.get("dash") else ""
@@ -371,8 +377,8 @@ def _mark(mark: dict, sx, sy, hovers: bool = True) -> str:
     elif kind == "text":
         for x, y, text, position in zip(mark["x"], mark["y"], mark["text"], mark["position"]):
             px, py, anchor = _text_anchor(sx(x), sy(y), position, mark.get("gap", GAP))
-            parts.append(f'<text class="value" x="{f(px)}" y="{f(py)}" text-anchor="{anchor}" '
-                         f'data-x="{x}" data-y="{y}" data-position="{position}">{escape(text)}</text>')
+            values = data(f' data-x="{x}" data-y="{y}" data-position="{position}"')
+            parts.append(f'<text class="value" x="{f(px)}" y="{f(py)}" text-anchor="{anchor}"{values}>{escape(text)}</text>')
     parts.append("</g>")
     return "".join(parts)
 

@@ -490,16 +490,20 @@
       var g = root.appendChild(svgEl("g", attrs));
       var hover = size === "wide" && mark.hover || [];  // as the build: no hover titles on a phone's drawing
       function titled(e, i) { if (i < hover.length) e.appendChild(svgEl("title", {}, hover[i])); return e; }
+      function valued(attrs, values) {  // as the build: the drawn values (data-x, …) in the wide drawing only
+        if (size === "wide") Object.keys(values).forEach(function (k) { attrs[k] = values[k]; });
+        return attrs;
+      }
       if (mark.type === "band") {
         var a = mark.x[0], b = mark.x[1], h = mark.y[0];
-        g.appendChild(svgEl("rect", { "class": "fill", x: f1(sx(a)), y: f1(sy(h)), width: f1(sx(b) - sx(a)), height: f1(sy(0) - sy(h)), "data-y": h }));
+        g.appendChild(svgEl("rect", valued({ "class": "fill", x: f1(sx(a)), y: f1(sy(h)), width: f1(sx(b) - sx(a)), height: f1(sy(0) - sy(h)) }, { "data-y": h })));
         g.appendChild(svgEl("line", { "class": "edge", x1: f1(sx(a)), x2: f1(sx(b)), y1: f1(sy(h)), y2: f1(sy(h)) }));
       } else if (mark.type === "bar") {
         var half = mark.width / 2;
         mark.x.forEach(function (x, i) {
           var base = mark.base ? mark.base[i] : 0, y = mark.y[i], t = sy(base + y), low = sy(base);
           var x0 = sx(x - half), w = sx(x + half) - sx(x - half), hh = Math.max(low - t, 0.5);
-          g.appendChild(titled(svgEl("rect", { x: f1(x0), y: f1(t), width: f1(w), height: f1(hh), "data-x": x, "data-y": y, "data-base": base }), i));
+          g.appendChild(titled(svgEl("rect", valued({ x: f1(x0), y: f1(t), width: f1(w), height: f1(hh) }, { "data-x": x, "data-y": y, "data-base": base })), i));
           if (mark.pattern === "hatch") g.appendChild(svgEl("path", { "class": "hatch", d: hatch(x0, t, w, hh) }));
         });
       } else if (mark.type === "points" || mark.type === "line") {
@@ -510,8 +514,8 @@
           g.appendChild(svgEl("polyline", line));
         }
         pts.forEach(function (p, i) {
-          g.appendChild(titled(svgEl("path", { "class": mark.symbol === "ring" ? "point ring" : "point", d: symbol(mark.symbol, p[0], p[1]),
-                                               "data-x": mark.x[i], "data-y": mark.y[i] }), i));
+          g.appendChild(titled(svgEl("path", valued({ "class": mark.symbol === "ring" ? "point ring" : "point", d: symbol(mark.symbol, p[0], p[1]) },
+                                                      { "data-x": mark.x[i], "data-y": mark.y[i] })), i));
         });
       } else if (mark.type === "outline") {
         var corners = [[mark.x[0], mark.y[0]], [mark.x[1], mark.y[0]], [mark.x[1], mark.y[1]], [mark.x[0], mark.y[1]], [mark.x[0], mark.y[0]]];
@@ -521,8 +525,8 @@
       } else if (mark.type === "text") {
         mark.x.forEach(function (x, i) {
           var at = anchor(sx(x), sy(mark.y[i]), mark.position[i], mark.gap);
-          g.appendChild(svgEl("text", { "class": "value", x: f1(at[0]), y: f1(at[1]), "text-anchor": at[2],
-                                        "data-x": x, "data-y": mark.y[i], "data-position": mark.position[i] }, mark.text[i]));
+          g.appendChild(svgEl("text", valued({ "class": "value", x: f1(at[0]), y: f1(at[1]), "text-anchor": at[2] },
+                                             { "data-x": x, "data-y": mark.y[i], "data-position": mark.position[i] }), mark.text[i]));
         });
       }
     });
