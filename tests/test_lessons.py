@@ -2071,7 +2071,11 @@ def test_residual_off_block_1_length_is_not_b2_s_but_this_ffn_is_short_for_any_n
     assert all(0.25 < v < 0.5 for ls in off_lengths for v in ls)  # "每个块后的长度都落在这个范围里"
     answers = (CONTENT / "zh" / "ffn-residual.md").read_text(encoding="utf-8")
     answer = answers[answers.index("2. 在这套参数下"):]
-    assert answer.index("输出长度都介于 $0.25$ 和 $0.5$ 之间") < answer.index("从块 3 起它停住不再变")
+    # r45 B5 (review-zh-45 2): the bound first; it stops changing because the words are identical and their shared
+    # vector is almost a fixed point; the level comes from b2 (only the second unit active, its W2 row short)
+    fixed = answer.index("从块 3 起四个词完全相同，这个共同的向量几乎是块的不动点，长度也就不再变")
+    assert answer.index("输出长度都介于 $0.25$ 和 $0.5$ 之间") < fixed < answer.index("输出几乎就是偏置 $b_2$")
+    assert "已离前馈网络的输出偏置 $b_2$ 很近" not in answer
     # review round 35 A4, round 39 A2: the range typed, "输出长度都介于 $0.25$ 和 $0.5$ 之间", must hold for every
     # normalised input, not round to a sample's: the sampled lengths and every FFN output in the traces lie inside it
     low, high = map(float, re.search(r"输出长度都介于 \$([\d.]+)\$ 和 \$([\d.]+)\$ 之间", aside).groups())
@@ -2834,7 +2838,8 @@ def test_zh_xiong_bounds_the_last_w2_gradient_post_norm_independent_of_l_pre_nor
     assert "pre-norm 为 $O(d\\sqrt{\\ln d / L})$，随块数增加而减小" in section
     assert "平均场分析（假设网络足够宽、参数按初始分布随机取值，以此估计梯度的大小）" in section
     # r44 B2 (review-zh-44 2): the two points rest on the authors' informal extension of the argument and on experiments
-    assert "pre-norm 各个块的梯度大小大致相同（不论块靠前还是靠后）、可以不用预热，这两点依据的是作者对上述论证所做的非正式推广以及实验，并不是定理本身的结论" in section  # review-zh-38 3, ja-40 3
+    assert ("定理本身只说到这里。至于 pre-norm 各个块的梯度大小大致相同（不论块靠前还是靠后）、可以不用预热，"
+            "那是作者把上述论证非正式地推广、再加上实验得出的") in section  # review-zh-38 3, ja-40 3, zh-45 10
     assert "理论分析（另加一些简化假设）和实验都表明" not in section
     assert "不随块数增大" not in section and "证明的上界" in section
 
@@ -3004,7 +3009,8 @@ def test_zh_without_the_final_norm_logits_grow_with_the_stream_and_softmax_sharp
     assert "于是，输出分布有多尖，就不只取决于内容，还受残差流长度的影响（本例中长度随块数一路增长）" in text  # zh-42 3, zh-44 4
     assert "取决于叠了几个块" not in text
     answers = _lesson_section("zh", "self-check")
-    assert "否则 softmax 会随残差流变长而变尖，模型有多确定就不只取决于内容。" in answers
+    # r45 B4 (review-zh-45 1): the answer keeps line 58's condition, the direction unchanged
+    assert "否则方向不变时残差流长一倍，logits 就大一倍，softmax 随之更尖，输出分布有多尖就不只取决于内容。" in answers
     assert "（真实模型的层归一化随后还要乘以可学习的 $\\gamma$、再加上 $\\beta$）" in text and "RMSNorm" not in text
 
 
@@ -3084,8 +3090,13 @@ def test_zh_says_blocks_2_and_3_have_no_clear_lead_yet_the_even_average_already_
     assert block_1 < text.index("{{money-bank/on:b1.attention.uniform geography:.2}}") < text.index("块 2、3 里 bank 的权重没有明显偏向")
     assert "让修正量的地理维变成负值的，是权重对 money 的偏向" in text
     summary = re.search(r'^summary = "(.*)"$', text.split("+++")[1], re.M).group(1)
-    assert len(summary) <= 110 and "输出值向量" not in summary, len(summary)
-    assert "块 2、3 里权重无明显偏向，但其余词已吸收 money，不再抵消它，bank 仍转向金融" in summary
+    # r45 B1 (review-zh-45 7): a lesson-level summary, no mechanism: two updates per block, the same parameters
+    # move bank by its neighbours, collapse without the residual connection
+    assert len(summary) <= 100 and "输出值向量" not in summary and "金融成分" not in summary, len(summary)
+    assert "抵消" not in summary and summary.count("。") <= 3
+    assert all(sentence.count("：") < 2 for sentence in summary.split("。"))
+    assert "pre-norm 块怎样分两次更新残差流" in summary and "同一组参数怎样随邻词（river 或 money）把 bank 推向地理或金融" in summary
+    assert "去掉残差连接，各词为何变得无法区分（坍缩）" in summary
     assert "不再抵消 money 的输出值向量，即使把权重均分，修正量的地理维也是负的" in _lesson_section("zh", "self-check")
     from builder.figures.attention import CLEAR_LEAD
     row = np.sort(steps[2].attention[s.tracked])[::-1]
@@ -3181,3 +3192,28 @@ def test_the_note_on_the_frame_over_money_s_first_ring_follows_the_sentence_that
     trace = s.traces["pre-on"]
     x0, x1 = trace.x0[s.tracked], trace.block_outputs()[0][s.tracked]
     assert abs(x1[g] - x0[g]) < 0.1 and 0 < x1[f] - x0[f] < 0.5
+
+
+def test_zh_r45_geography_at_block_ends_the_off_diamonds_dong_and_w_o():
+    """zh round 45: B3 measured at the end of each block, money-bank's geography starts falling in block 2 (block 1's
+    FFN lifts it back above the input's); B6 residual connections avoid the collapse, not "阻止"; B7 the input column
+    has no diamond; B8 the off-state bars are short at every width; B9 the close-up points to the numbers table;
+    zh-45 8 one name for W_O; B10 the caption's triangle inequality as a formula."""
+    s = scenario("money-bank")
+    g = s.dimensions.index("geography")
+    ends = bank_after_blocks("money-bank")[:, g]
+    after_attention = s.traces["pre-on"].steps[0].after[s.tracked][g]
+    assert after_attention < ends[0] < ends[1] and ends[2] < ends[1] and ends[3] < ends[2]
+    text = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
+    answers = _lesson_section("zh", "self-check")
+    assert "块 1 的前馈网络又把地理维抬回略高于输入，所以按块末看，地理维从块 2 起才下降" in answers
+    assert "残差连接能避免这种坍缩（上界不再随深度趋于 0）" in text and "残差连接能阻止" not in text
+    assert "它标出残差流的真实长度 $\\lVert x \\rVert$（“输入”一栏没有菱形，看色带的高度）" in text
+    assert "刻度没变，柱子都很矮，窄屏上更难看清" in text and "窄屏上这些柱子都很矮" not in text
+    assert "（窄屏上三者叠成一团，可看“显示数值表”）" in text
+    fr = (CONTENT / "zh" / "ffn-residual.md").read_text(encoding="utf-8")
+    for page in (text, fr):
+        assert "输出矩阵" not in page and "输出投影矩阵 $W_O$" in page
+    catalog = (CONTENT / "zh" / "messages.po").read_text(encoding="utf-8")
+    assert "因为 ‖x‖ ≤ ‖x₀‖ + ‖x − x₀‖（三角不等式），叠起来的高度只是真实长度的上界" in catalog
+    assert "和的长度不超过长度之和" not in catalog
