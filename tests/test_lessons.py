@@ -2172,10 +2172,15 @@ def test_ja_block_1s_length_is_short_not_because_of_b2_but_because_the_ffn_is_sh
     assert 0.25 < lengths.min() and lengths.max() < 0.5  # r43 B4: "長さ $0.25$〜$0.5$ の出力しか出さない", as zh
     # r43 B4 (ja-43 3): the bound comes first and explains every block; b2 only why it stops changing from block 3
     assert "前後なのは、この FFN が、正規化したベクトルならどれを読んでも長さ $0.25$〜$0.5$ の出力しか出さないからです" in text
-    assert "長さがブロック 3 から変わらなくなるのは、共通のベクトルが FFN の出力バイアス $b_2$ のすぐ近くに来るからです" in text
-    assert text.index("長さ $0.25$〜$0.5$ の出力しか出さない") < text.index("すぐ近くに来るからです")
+    # r45 B5: it stops changing because the four words are one vector, almost a fixed point of the block; b2 (only
+    # the second unit active, its W2 row small) explains only the level
+    assert "ブロック 3 から長さが変わらないのは、四つの語が同じベクトルになり、そのベクトルがブロックのほぼ不動点だからです" in text
+    assert text.index("長さ $0.25$〜$0.5$ の出力しか出さない") < text.index("ほぼ不動点だからです")
+    assert "すぐ近くに来るからです" not in text
     answers = (CONTENT / "ja" / "ffn-residual.md").read_text(encoding="utf-8")
     assert answers.index("長さ $0.25$〜$0.5$ の出力しか出さない") < answers.index("ブロック 3 から長さが変わらなくなるのは")
+    assert "ブロック 3 から長さが変わらなくなるのは、四つの語が同じベクトルになり、そのベクトルがブロックのほぼ不動点だからです" in answers
+    assert "すぐ近くに来て" not in answers
     assert "という長さは、こうして生まれています" not in text
     assert "ほぼ同じ狭い範囲" not in text
     assert "$b_2$ と同じくらいの長さの出力しか出さない" not in text  # review-ja-33 1.1: read as contradicting itself
@@ -2328,12 +2333,13 @@ def test_ja_summary_names_what_the_three_sentences_show_and_no_more():
     # vectors (their plain average already) lie on the negative-geography side; no "read money -> even weights"
     money_rows = bank_after_blocks("money-bank")
     assert money_rows[1][finance] > money_rows[0][finance] + 0.2
-    assert "money in the bank では金融成分がブロック 1 から上がります" in summary
-    # r44 B1 (ja-44 1, 16): short (<= 150 characters), no jargon; the others no longer offset money's pull (block 2's
-    # "in" is not on the negative side, so no "all negative")
-    assert len(summary) <= 150 and "出力値ベクトル" not in summary and "負の側" not in summary
-    assert ("ブロック 2、3 では重みに目立つ偏りがなくても、money の情報を取り込んだほかの語がその引きを打ち消さないので、"
-            "bank は金融の側へ向かい続けます") in summary
+    # r45 B1 (ja-45 6): a lesson-level summary, no mechanism detail (<= 130 characters): two updates per block, the
+    # same parameters move bank toward geography or finance by its neighbours, and collapse without the residual
+    assert len(summary) <= 130 and "出力値ベクトル" not in summary and "負の側" not in summary
+    assert "打ち消" not in summary and "金融成分" not in summary and "その引き" not in summary
+    assert "残差ストリームを 1 ブロックにつき 2 回更新します" in summary
+    assert "bank は隣に river があれば地理の側へ、money があれば金融の側へ動きます" in summary
+    assert "残差接続を外すと、語は互いに見分けられなくなります（崩壊）" in summary
 
 
 def test_ja_step_2_says_bank_moves_not_because_it_gives_river_more_attention():
@@ -2696,10 +2702,14 @@ def test_ja_names_the_residual_on_bars_colours_and_the_changed_axis_title():
     """ja transformer-block (r35 B1, B2): the light and dark green bars are named where the bars are first read (as
     the off state's reds are), and the off state says the axis title changes, which now covers the input bar."""
     text = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
-    assert "左の薄い緑はアテンションの後、右の濃い緑は FFN の後で示します" in text
+    # r45 ja-45 4/16: "後で示します" also reads "will show later"
+    assert "左の薄い緑の棒はアテンションの後の、右の濃い緑の棒は FFN の後の" in text and "後で示します" not in text
     assert "縦軸は見出しが変わりますが、目盛りはオンのときと同じです" in _lesson_section("ja", "residual-off")
     po = (CONTENT / "ja" / "messages.po").read_text(encoding="utf-8")
     assert 'msgstr "棒の高さ：‖Δ‖ = ‖x‖（入力は ‖x₀‖）"' in po
+    # r45 ja-45 16 and B10: the caption says "の後の値", and states the triangle inequality as the formula
+    assert "左はアテンションの後の値、右は FFN " in po and "の後で示します。ひし形" not in po
+    assert "‖x‖ ≤ ‖x₀‖ + ‖x − x₀‖（三角不等式）なので、積み上げた高さは実際の長さの上限にすぎません" in po
 
 
 def test_ja_normalisation_and_the_residual_divide_the_work_in_this_block_only():
@@ -2954,8 +2964,8 @@ def test_ja_r38_wording():
     assert "（破線の枠はごく小さいので、拡大図で見てください）" in tb and "枠はほとんど見えません" not in tb
     assert "層正規化の詳細は次のレッスンの「[層正規化]" in tb
     assert "より重要なのは、下部の折れ線グラフ" in tb and "もっと大事" not in tb
-    # r44 B1: the summary is held to 150 characters, so it names the residual's role in short
-    assert "pre-norm のブロックの仕組みと残差接続の役割を見ます。" in tb
+    # r44 B1, r45 B1: the summary names the residual's role in short (collapse without it)
+    assert "残差接続を外すと、語は互いに見分けられなくなります（崩壊）。" in tb
 
 
 def test_ja_r39_sqrt_d_at_first_use_the_base_c_and_the_number_over_a_block():
@@ -3170,12 +3180,20 @@ def test_money_turns_bank_in_blocks_2_and_3_with_no_clear_lead_in_its_weights():
     assert ("ほかの三つの語の出力値ベクトルは地理成分が正で、money の負の地理成分をほぼ打ち消します。"
             "そのため重みが均等なら、アテンションの修正の地理成分はほぼゼロのはずですが") in text
     assert "修正の地理成分を負にしているのは、money への重みの偏りです" in text and "こそ" not in text
-    assert ("ブロック 2、3 では、bank の重みに目立つ偏りはありません（最も大きい重みでも、2 番目との差は $0.05$ 未満）。"
-            "それでも地理成分は下がり続けます。ほかの語はブロック 1 で money の情報を取り込んだので、"
+    # r45 B2 (ja-45 1): block 2 still leans to money, by under 0.05 (no frame); the lean is no longer the main cause
+    row = [float(w) for w in shown_row(values, "on:b2.attention weights")]
+    assert row.index(max(row)) == 0 and max(row) - sorted(row)[-2] < 0.05  # money (token 0) is still the largest
+    assert ("ブロック 2 でも bank の最大の重みは money に向きますが、2 番目との差は $0.05$ 未満で、図では枠が付きません。"
+            "それでも地理成分は下がり続け、その主な原因はもう重みの偏りではありません。ほかの語はブロック 1 で money の情報を取り込んだので、"
             "その出力値ベクトルはもう money の引きを打ち消さないからです。") in text
-    assert text.index("ほぼ打ち消します。") < text.index("ブロック 2、3 では、bank の重みに目立つ偏り")
+    assert "目立つ偏りはありません" not in text and "偏りがなくても" not in text
+    assert text.index("ほぼ打ち消します。") < text.index("ブロック 2 でも bank の最大の重みは money に向きます")
     assert "最大の money への重み" not in text and "主な理由は" not in text
     assert shown("on:b1 geography:.2") > shown("on:b0 geography:.2")  # block 1 does not lower it below the input's
+    # r45 B3 (ja-45 2): answer 5 says block 1's FFN pushes geography back above the input's, then falls from block 2
+    assert shown("on:b1.attention.after geography:.2") < shown("on:b0 geography:.2")
+    assert shown("on:b2 geography:.2") < shown("on:b1 geography:.2")
+    assert "続くブロック 1 の FFN が地理成分を入力より高く押し戻すので、各ブロックの終わりで見ると地理成分が減り始めるのはブロック 2 からです" in text
 
 
 @pytest.mark.parametrize("lang, ring_sentence, note", [
