@@ -2033,9 +2033,9 @@ def test_residual_off_lengths_stay_between_block_2s_and_block_3s_and_stop_changi
     lengths = np.linalg.norm(s.traces["pre-off"].block_outputs()[:, s.tracked], axis=-1)
     assert lengths.argmin() == 1 and lengths.argmax() == 2  # "在 {{off:b2 length}}～{{off:b3 length}} 之间"
     assert lengths[2] > 1.15 * lengths[1]  # not "从块 1 起就几乎不再变化"
-    assert np.abs(lengths[3:] - lengths[2]).max() < 1e-3  # "块 3 起就不再变化"
+    assert np.abs(lengths[3:] - lengths[2]).max() < 1e-3  # "块 3 起几乎不再变化"
     section = _lesson_section("zh", "norm-vs-skip")
-    assert "长度一直在 {{off:b2 length:.2}}～{{off:b3 length:.2}} 之间，块 3 起就不再变化" in section
+    assert "长度一直在 {{off:b2 length:.2}}～{{off:b3 length:.2}} 之间，块 3 起几乎不再变化" in section
 
 
 def test_residual_off_block_1_length_is_not_b2_s_but_this_ffn_is_short_for_any_normalised_input():
@@ -2258,7 +2258,7 @@ def test_step_2_says_the_extra_attention_on_river_is_not_what_moves_bank_not_tha
     text = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
     # review-zh-41 12: step 2 ends on the comparison and one pointer; the why is in #second-sense
     assert "和实际的修正量几乎一样（原因见“[同一个块，另一种意思](#second-sense)”）。\n3. " in text
-    assert "bank 向地理方向移动，并不取决于它多分给 river 的那部分注意力权重。" in text  # review-zh-35a 3.3
+    assert "bank 向地理方向移动，并不靠它多分给 river 的那点注意力权重。" in text  # review-zh-35a 3.3
     assert "并不是 river 拉过去的" not in text and "朝地理走并不靠 river。" not in text
 
 
@@ -3030,7 +3030,7 @@ def test_zh_round_40_wording():
     ffn = (CONTENT / "zh" / "ffn-residual.md").read_text(encoding="utf-8")
     po = (CONTENT / "zh" / "messages.po").read_text(encoding="utf-8")
     assert "## 残差连接与梯度 {#why-residuals}" in tb and "### 残差连接带来的好处 {#why-residual}" in ffn  # 3.10
-    assert "末尾的归一化（整个模型最后一步的归一化，见下文）之前，原来的输入始终是残差流这个和里的一个加数" in tb  # 4.1, 3.8, zh-41 9
+    assert "末尾的归一化（整个模型最后一步的归一化，见下文）之前，残差流始终等于原输入与各个修正量之和，原输入一直是其中一项" in tb  # 4.1, 3.8, zh-41 9
     assert tb.index("末尾的归一化（整个模型最后一步的归一化") < tb.index("x = final_norm(x)")
     assert "回到正文所写的状态（“%(scenario)s”，残差连接打开）" in po  # 5.1
     assert "（深度和步数不变）" in tb
