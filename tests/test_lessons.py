@@ -1916,7 +1916,7 @@ def test_by_the_river_by_not_river_has_the_largest_block_1_value_geography():
     assert s.tokens[int(np.argmax(values[:, geography]))] == "by"
     assert values[s.tokens.index("river"), geography] < values[s.tokens.index("by"), geography]
     ja = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
-    assert "地理成分が最も大きいのも、river ではなく by の出力値ベクトルです" in ja  # r44 (ja-44 7): a subject
+    assert "しかも、地理成分が最も大きいのは river ではなく by の出力値ベクトルです" in ja  # r44 (ja-44 7): a subject
 
 
 def test_residual_off_level_comes_from_the_ffn_output_being_almost_b2_not_from_normalisation():
@@ -2144,8 +2144,8 @@ def test_ja_without_the_residual_the_length_stays_short_and_stops_changing_from_
     normed = np.array([np.linalg.norm(st.normed[s.tracked]) for st in off.steps])
     assert np.allclose(normed, 2, atol=1e-3)
     text = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
-    assert "各ブロックの後の長さは {{off:b1-6 length:.2}} で、ブロック 3 からは変わりません" in text
-    assert "長さはどのブロックでも {{off:b2 length:.2}}〜{{off:b3 length:.2}} の短い範囲にとどまり、ブロック 3 からは変わらなくなります" in _lesson_section(
+    assert "各ブロックの後の長さは {{off:b1-6 length:.2}} で、ブロック 3 からはほとんど変わりません" in text
+    assert "長さはどのブロックでも {{off:b2 length:.2}}〜{{off:b3 length:.2}} の短い範囲にとどまり、ブロック 3 からはほとんど変わりません" in _lesson_section(
         "ja", "norm-vs-skip")  # r39 A12: the length stays in a band: とどまる throughout
     assert "ブロック 1 からほとんど変わらなく" not in text and "出力の大きさはパラメーターと入力の向きで決まる" not in text
 
@@ -2171,15 +2171,15 @@ def test_ja_block_1s_length_is_short_not_because_of_b2_but_because_the_ffn_is_sh
     text = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
     assert 0.25 < lengths.min() and lengths.max() < 0.5  # r43 B4: "長さ $0.25$〜$0.5$ の出力しか出さない", as zh
     # r43 B4 (ja-43 3): the bound comes first and explains every block; b2 only why it stops changing from block 3
-    assert "前後なのは、この FFN が、正規化したベクトルならどれを読んでも長さ $0.25$〜$0.5$ の出力しか出さないからです" in text
+    assert "にとどまる（ブロック 6 の後で {{off:b6 length}}）のは、この FFN が、正規化したベクトルならどれを読んでも長さ $0.25$〜$0.5$ の出力しか出さないからです" in text
     # r45 B5: it stops changing because the four words are one vector, almost a fixed point of the block; b2 (only
     # the second unit active, its W2 row small) explains only the level
-    assert "ブロック 3 から長さが変わらないのは、四つの語が同じベクトルになり、そのベクトルがブロックのほぼ不動点だからです" in text
-    assert text.index("長さ $0.25$〜$0.5$ の出力しか出さない") < text.index("ほぼ不動点だからです")
+    assert "ブロック 3 から長さがほとんど変わらないのは、ブロックのほぼ不動点に着いたからです" in text
+    assert text.index("長さ $0.25$〜$0.5$ の出力しか出さない") < text.index("ほぼ不動点に着いたからです")
     assert "すぐ近くに来るからです" not in text
     answers = (CONTENT / "ja" / "ffn-residual.md").read_text(encoding="utf-8")
-    assert answers.index("長さ $0.25$〜$0.5$ の出力しか出さない") < answers.index("ブロック 3 から長さが変わらなくなるのは")
-    assert "ブロック 3 から長さが変わらなくなるのは、四つの語が同じベクトルになり、そのベクトルがブロックのほぼ不動点だからです" in answers
+    assert answers.index("長さ $0.25$〜$0.5$ の出力しか出さない") < answers.index("ブロック 3 から長さがほとんど変わらないのは")
+    assert "ブロック 3 から長さがほとんど変わらないのは、四つの語が同じベクトルになり、そのベクトルがブロックのほぼ不動点だからです" in answers
     assert "すぐ近くに来て" not in answers
     assert "という長さは、こうして生まれています" not in text
     assert "ほぼ同じ狭い範囲" not in text
@@ -2402,7 +2402,7 @@ def test_ja_xiong_s_gradient_result_is_analysis_at_initialisation_and_dropping_w
     # r36 X1: the theorem bounds the last block's FFN weight gradient (post O(d√ln d), pre O(d√(ln d / L)));
     # every block's gradient being about equal, and dropping warm-up, are experiments
     # r37 F1: an UPPER BOUND on W2's gradient, not the gradient itself; post's does not depend on L, pre's shrinks
-    assert "最後のブロックの FFN の第 2 層のパラメーター $W_2$ について、勾配の大きさの上界を示しました" in text
+    assert "最後のブロックの FFN の第 2 層のパラメーター $W_2$ について、勾配の大きさの上界（初期化時に高い確率で成り立つもの）を示しました" in text
     assert ("この上界は、post-norm では $O(d\\sqrt{\\ln d})$ で、$L$ によらず初めから大きく、"
             "pre-norm では $O(d\\sqrt{\\ln d / L})$ で、$L$ が大きいほど小さくなります") in text
     assert "示されたのは上界で、勾配そのものの値ではありません" in text
@@ -2467,7 +2467,7 @@ def test_ja_the_label_rule_drops_any_label_that_collides_mid_or_end():
     text = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
     assert "必ず値が書かれます" not in text
     # r41 (ja-41 5, 8): the rule as two parallel kinds of label, with the off-state block-1 mid point as the example
-    assert "値は入力と各ブロックの終わりの点に書かれます。重なる場合などは省くので、そのときはマウスを乗せて確かめてください。" in text  # r42 7
+    assert "値はおもに入力と各ブロックの終わりの点に書かれ、途中の点に書かれることもあります。重なる場合などは省くので、そのときはマウスを乗せて確かめてください。" in text  # r42 7
 
 
 def test_ja_weight_facts_point_to_the_published_weights(real_site):
@@ -2678,7 +2678,7 @@ def test_ja_norm_compare_s_one_control_draws_blocks_1_to_n_and_has_no_input_poin
     data = json.loads((real_site / "data" / "river-bank.json").read_text(encoding="utf-8"))
     assert round(float(np.linalg.norm(np.array(data["x0"])[data["tracked"]])), 1) == 1.1
     text = (CONTENT / "ja" / "ffn-residual.md").read_text(encoding="utf-8")
-    assert "2 本の線を何ブロック目まで描くかを 1〜6 から選べます（既定は 6）。この図で変えられるのは深さだけです。" in text
+    assert "2 本の線を何ブロック目まで描くかを 1〜6 から選べます（既定は 6）。変えられるのは深さだけで、線の形は変わらず、描く範囲が変わるだけです。" in text
     assert "入力の長さは {{on:b0 length}}（グラフにはこの点がありません）" in text
     assert "長さは入力の {{on:b0 length}} から、ブロック 1 の後には約 {{post:b1 length}} になり" in text  # not a rise "in block 1"
     assert "ブロック 1 で長さが" not in text
@@ -2911,7 +2911,7 @@ def test_ja_r37_wording():
     # r38 (ja-38 4): 「数値の表を表示する」 is at the very bottom, so the line chart is in the lower part
     assert "深さマップの下部、「一歩ずつ見る」の下にある折れ線グラフは" in tb and "深さマップのいちばん下" not in tb
     assert "このパラメーターでは" not in tb
-    assert "各サブレイヤーが長さのそろった正規化したコピーを読むので、ある出力が短くても" in tb
+    assert "各サブレイヤーが読むのは長さのそろった正規化したコピーなので、ある出力が短くても" in tb
     assert "ブロック通" not in po and "ブロックを通すと" in po
     assert 'msgstr "測った時点"' in po and "測った場所" not in po
     assert 'msgstr "ブロック %(n)s のアテンションの出力 Δ"' in po and 'msgstr "ブロック %(n)s の FFN の出力 Δ"' in po
@@ -3056,7 +3056,7 @@ def test_ja_r40_fitted_parameters_logits_and_the_bars():
     tb = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
     assert "手で決めたパラメーター" not in tb and "本文の数値が出るように最小二乗法で求めました" in tb and "本文の数値に合わせて求めた同じパラメーター" in tb
     # r43 B5: only with the direction unchanged does twice the length give twice the logits; same ranking, sharper softmax
-    assert "向きが同じまま長さが 2 倍になればロジットも 2 倍になり、順位は同じまま softmax が鋭くなります。すると予測の確信度が" in tb and "比例" not in tb  # r42 2, 4
+    assert "向きが同じまま長さが 2 倍になれば（出力層にバイアスがなければ）ロジットも 2 倍になり、順位は同じまま softmax が鋭くなります。すると予測の確信度が" in tb and "比例" not in tb  # r42 2, 4
     # r41 (ja-41 1, BOTH): the length scales the logits, so it sharpens the softmax without reordering the tokens: the
     # confidence depends on the stream's length besides the content (not on the block count as such)
     assert "予測の確信度が、内容だけでなく残差ストリームの長さ（この例ではブロックごとに伸びる）にも左右されます" in tb
@@ -3184,7 +3184,7 @@ def test_money_turns_bank_in_blocks_2_and_3_with_no_clear_lead_in_its_weights():
     row = [float(w) for w in shown_row(values, "on:b2.attention weights")]
     assert row.index(max(row)) == 0 and max(row) - sorted(row)[-2] < 0.05  # money (token 0) is still the largest
     assert ("ブロック 2 でも bank の最大の重みは money に向きますが、2 番目との差は $0.05$ 未満で、図では枠が付きません。"
-            "それでも地理成分は下がり続け、その主な原因はもう重みの偏りではありません。ほかの語はブロック 1 で money の情報を取り込んだので、"
+            "それでも地理成分は再び下がり、その主な原因はもう重みの偏りではありません。ほかの語はブロック 1 で money の情報を取り込んだので、"
             "その出力値ベクトルはもう money の引きを打ち消さないからです。") in text
     assert "目立つ偏りはありません" not in text and "偏りがなくても" not in text
     assert text.index("ほぼ打ち消します。") < text.index("ブロック 2 でも bank の最大の重みは money に向きます")

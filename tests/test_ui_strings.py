@@ -290,4 +290,4 @@ def test_the_ja_other_sentences_legend_has_no_second_bracket_pair_and_the_bar_ca
     views = depth_map_views("ja")
     for key in ("river-bank|on|3", "river-bank|off|3"):
         caption = words(views[key]["twins"][1]["caption"])
-        assert "は棒だけの高さ（帯の分を除く）" in caption and "棒そのもの" not in caption, caption
+        assert "は帯を除いた棒の高さ" in caption and "棒そのもの" not in caption, caption
