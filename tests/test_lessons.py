@@ -3015,7 +3015,7 @@ def test_zh_without_the_final_norm_logits_grow_with_the_stream_and_softmax_sharp
     assert all(np.array_equal(np.argsort(a * unit @ w_out), ranking) for a in lengths)
     assert np.array_equal(np.argsort(2 * logits), np.argsort(logits))
     text = _lesson_section("zh", "two-updates")
-    assert "只有方向不变时，残差流长一倍，logits 才正好大一倍；这时各 token 的排序不变，softmax 给出的分布却更尖" in text  # r43 B5
+    assert "只有方向不变时（且输出层不带偏置），残差流长一倍，logits 才正好大一倍；这时各 token 的排序不变，softmax 给出的分布却更尖" in text  # r43 B5
     assert "于是，输出分布有多尖，就不只取决于内容，还受残差流长度的影响（本例中长度随块数一路增长）" in text  # zh-42 3, zh-44 4
     assert "取决于叠了几个块" not in text
     answers = _lesson_section("zh", "self-check")
