@@ -3091,6 +3091,10 @@ def test_zh_says_blocks_2_and_3_have_no_clear_lead_yet_the_even_average_already_
     assert "几乎平均，地理维" not in text
     # zh-47 1: the lean to money is small, not absent: money keeps the largest weight in blocks 2 and 3
     assert "块 2、3 里 bank 给 money 的权重仍然最大，只是比第二大的高不到 $0.05$" in text and "没有明显偏向" not in text
+    # zh-48: at block ends geography rises in block 1 (its FFN) and falls from block 2, so nothing "continues" to fall
+    assert "地理维从块 2 起转为下降" in text and "地理维继续下降" not in text
+    ends = [x[s.tracked][g] for x in s.traces["pre-on"].block_outputs()]
+    assert ends[0] > s.traces["pre-on"].x0[s.tracked][g] > ends[1] > ends[2]
     assert all(s.tokens[int(np.argmax(steps[2 * (b - 1)].attention[s.tracked]))] == "money" for b in (2, 3))
     # r44 B1 (review-zh-44 1, 3, 9): the others no longer offset money's value vector (block 2's "in" is not negative,
     # so nothing says all of them lie on the negative side); block 1 first, then blocks 2-3, with the shared refs
