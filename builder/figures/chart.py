@@ -313,7 +313,7 @@ def render_svg(chart: dict, size: str, highlight: list | None = None) -> str:
     # Hover titles only in the wide drawing: the narrow one is a phone's, which has no pointer to hover
     # with (the values are in the figure's text twin), and a page's own bytes are budgeted.
     for mark in chart["marks"]:
-        out.append(_mark(mark, sx, sy, hovers=size == "wide"))
+        out.append(_mark(mark, sx, sy, wide=size == "wide"))
     if highlight and len(highlight) == 3:
         if highlight[2] == "ringed":
             out.append(f'<circle class="highlight-ring needs-js" cx="{f(sx(highlight[0]))}" cy="{f(sy(highlight[1]))}" '
@@ -332,15 +332,16 @@ def render_svg(chart: dict, size: str, highlight: list | None = None) -> str:
     return "".join(out)
 
 
-def _mark(mark: dict, sx, sy, hovers: bool = True) -> str:
+def _mark(mark: dict, sx, sy, wide: bool = True) -> str:
     kind, css = mark["type"], escape(mark["class"])
     colour = escape(mark["class"].split()[0])
     style = f' style="--c: var(--mark-{colour})"' if kind != "text" else ""
     parts = [f'<g class="mark mark-{kind} {css}" data-mark="{css}"{style}>']
-    hover = (mark.get("hover") or []) if hovers else []
+    hover = (mark.get("hover") or []) if wide else []
     # The values each shape draws (data-x, data-y, …) go with the hover titles, in the wide drawing only: the
     # browser tests read them there, and the narrow one draws the same values.
-    data = (lambda attrs: attrs) if hovers else (lambda attrs: "")
+    def data(attrs: str) -> str:
+        return attrs if wide else ""
     if kind == "band":
         (a, b), h = mark["x"], mark["y"][0]
         band_value = f' data-y="{h}"'
