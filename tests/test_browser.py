@@ -1263,6 +1263,47 @@ def test_value_labels_overlap_no_mark_and_no_other_label(site, open_page, lang, 
 
 # ---- The path in meaning space -------------------------------------------------------------------------
 
+TICK_LABELS = """([sel, plotly]) => { const root = document.querySelector(sel);
+  const box = (plotly ? root.querySelector('.plot') : [...root.querySelectorAll('.chart-svg')].find(s => s.getBoundingClientRect().width > 0)).getBoundingClientRect();
+  return [...root.querySelectorAll(plotly ? '.plot .xtick text, .plot .ytick text' : '.chart-svg text.tick')]
+    .filter(t => plotly || t.closest('.chart-svg').getBoundingClientRect().width > 0)
+    .map(t => { const r = t.getBoundingClientRect();
+      return { text: t.textContent, drawn: getComputedStyle(t).display !== 'none' && r.width > 0,
+               inside: r.left >= box.left - 0.5 && r.right <= box.right + 0.5 }; }); }"""
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("width", [1280, 390])
+@pytest.mark.parametrize("plotly", [True, False])
+def test_every_tick_of_the_meaning_path_and_its_close_up_is_drawn_inside_the_chart(real_site, open_page, lang, width, plotly):
+    """A tick on the axis's right end (the close-up's 0.6) keeps its label: Plotly drops one that passes its box."""
+    page = open_page(lesson_url(real_site, lang), viewport={"width": width, "height": 844},
+                     withhold=() if plotly else ("plotly-basic.min.js",))
+    if plotly:
+        ready(page)
+    for chart, fragment in (("main", "#scenario=river-bank&residual=on&depth=3"), ("main", "#scenario=money-bank&residual=off&depth=6"),
+                            ("zoom", "#scenario=river-bank&residual=off&depth=3")):
+        show_state(page, "meaning-path", chart, fragment, plotly)
+        ticks = page.evaluate(TICK_LABELS, [f'#meaning-path [data-chart="{chart}"]', plotly])
+        assert len(ticks) >= 6 and all(t["drawn"] and t["inside"] for t in ticks), (chart, fragment, ticks)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("residual", ["on", "off"])
+def test_a_link_to_the_meaning_path_opens_on_its_drawn_path(real_site, open_page, lang, residual):
+    """A reader who follows a link into the figure finds the path drawn, first as SVG, then by Plotly."""
+    page = open_page(lesson_url(real_site, lang, fragment=f"#figure=meaning-path&scenario=river-bank&residual={residual}&depth=3"),
+                     viewport={"width": 390, "height": 844})
+    expected = path_of("river-bank", residual == "on", 3)
+    chart = "zoom" if residual == "off" else "main"
+    drawn = plotted(page, chart, "meaning-path")
+    plot = page.locator(f'#meaning-path [data-chart="{chart}"] .plot')
+    assert plot.is_visible() and plot.bounding_box()["height"] > 150
+    assert page.locator('#meaning-path [data-control="residual"]').bounding_box()["y"] < 844  # the link brought the figure into view
+    assert drawn["path-picked"]["x"] == pytest.approx(expected[:, 0], abs=5e-3)
+    assert drawn["path-picked"]["y"] == pytest.approx(expected[:, 1], abs=5e-3)
+
+
 def path_of(name, residual, depth):
     """The tracked word's (geography, finance) at the input and after each block, from the trace."""
     s = scenario(name)

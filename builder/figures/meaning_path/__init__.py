@@ -27,7 +27,7 @@ import math
 import numpy as np
 
 from builder.figures import FOLDER, FigureContext, FigureKind, N_, view_key
-from builder.figures.chart import POINT_OUTLINE, legend, nice_range, place_labels, tick_decimals
+from builder.figures.chart import POINT_OUTLINE, legend, nice_range, place_labels, text_box, tick_decimals
 from builder.steps import MAX_BLOCK
 
 WIDE, NARROW = 640, 360  # the drawing's widths (as the other charts); its height keeps one unit the same across and up
@@ -116,13 +116,27 @@ def _groups(scenarios, paths) -> list[list]:
     return groups
 
 
-def _frame(x_span: float, y_span: float) -> dict:
+def _right_margins(*x_axes: tuple) -> dict[str, int]:
+    """The right margin at each size: room for half of a tick label set on an axis's right end (Plotly drops
+    a label that passes its box: the close-up's 0.6 on a phone). One for the main chart and its close-up,
+    so their plots stay as wide as each other and the close-up is `times` larger on screen too."""
+    out = {}
+    for size in ("wide", "narrow"):
+        out[size] = MARGINS[size]["r"]
+        for _, hi, ticks in x_axes:
+            if ticks and abs(ticks[-1] - hi) < 1e-9:
+                end = f"{ticks[-1]:.{tick_decimals(ticks)}f}"
+                out[size] = max(out[size], math.ceil(text_box(end, size)[0] / 2))
+    return out
+
+
+def _frame(x_axis: tuple, y_axis: tuple, right: dict[str, int]) -> dict:
     """Drawings whose plot areas have the data's shape, so a unit is as long across as up."""
     out = {}
     for size, width in (("wide", WIDE), ("narrow", NARROW)):
-        m = MARGINS[size]
+        m = {**MARGINS[size], "r": right[size]}
         plot = width - m["l"] - m["r"]
-        out[size] = [width, round(plot * y_span / x_span + m["t"] + m["b"]), m]
+        out[size] = [width, round(plot * (y_axis[1] - y_axis[0]) / (x_axis[1] - x_axis[0]) + m["t"] + m["b"]), m]
     return out
 
 
@@ -150,7 +164,7 @@ def _close_up(paths, x_axis, y_axis) -> dict | None:
     centre = (lo + hi) / 2
     x = _axis(*_on_ticks(centre[0] - x_span / 2, x_span, lo[0], hi[0]))
     y = _axis(*_on_ticks(centre[1] - y_span / 2, y_span, lo[1], hi[1]))
-    return {"times": times, "x": x, "y": y, "frame": _frame(x[1] - x[0], y[1] - y[0])}
+    return {"times": times, "x": x, "y": y}
 
 
 def _on_ticks(start: float, span: float, lo: float, hi: float) -> tuple[float, float]:
@@ -182,8 +196,11 @@ def views(ctx: FigureContext) -> dict[str, dict]:
     pad = 0.06 * max(np.ptp(every[:, 0]), np.ptp(every[:, 1]))
     x_axis = nice_range(every[:, 0].min() - pad, every[:, 0].max() + pad)
     y_axis = nice_range(every[:, 1].min() - pad, every[:, 1].max() + pad)
-    main = {"x": x_axis, "y": y_axis, "frame": _frame(x_axis[1] - x_axis[0], y_axis[1] - y_axis[0])}
     zoom = _close_up(paths, x_axis, y_axis)
+    right = _right_margins(x_axis, *([zoom["x"]] if zoom else []))
+    main = {"x": x_axis, "y": y_axis, "frame": _frame(x_axis, y_axis, right)}
+    if zoom:
+        zoom["frame"] = _frame(zoom["x"], zoom["y"], right)
     groups = _groups(ctx.scenarios, paths)
     out = {}
     for scenario in ctx.scenarios:
