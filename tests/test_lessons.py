@@ -1949,7 +1949,7 @@ def test_the_one_live_ffn_unit_adds_little_because_its_w2_row_is_short_not_becau
 
 
 DIVISION_OF_LABOUR = {
-    "zh": ("地理维主要是注意力推的", "bank 身份维的增长几乎全来自前馈网络", "注意力那一步几乎不动它，块 3 还削掉一点"),
+    "zh": ("地理维主要是注意力推的", "bank 身份维的增长几乎全来自前馈网络", "块 1、2 的注意力几乎不动它，从块 3 起每块削掉一些"),
     "ja": ("地理成分を押し上げるのは主にアテンション", "bank の識別成分の伸びはほぼすべて FFN によるもの", "ブロック 3 ではわずかに削ります"),
 }
 
@@ -1965,7 +1965,7 @@ def test_in_blocks_1_to_3_attention_pushes_geography_and_the_ffn_grows_the_bank_
     assert all(a[geography] > 2 * f[geography] > 0 for a, f in zip(attention, ffn))  # geography: mainly attention
     assert all(f[identity] > 0.1 for f in ffn)  # the identity grows through the FFN ...
     assert all(abs(a[identity]) < 0.25 * f[identity] for a, f in zip(attention[:2], ffn[:2]))  # ... attention barely
-    assert -0.5 * ffn[2][identity] < attention[2][identity] < 0  # "块 3 还削掉一点"
+    assert -0.5 * ffn[2][identity] < attention[2][identity] < 0  # block 3 takes some away
     text = (CONTENT / lang / "transformer-block.md").read_text(encoding="utf-8")
     # r40 (ja-40 13): ja thins step 5; the sublayers' roles are read off the sum step's table (step 6)
     step = "6. " if lang == "ja" else "5. "
@@ -2274,7 +2274,7 @@ def test_the_weight_facts_the_text_relies_on_are_in_the_data_file_it_points_to(r
     text = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
     assert text.count("的 `weights`") == 1
     # r43 B8: the text counts units from 1, the JSON and NumPy from 0: said once, with W["w_1"][:, 0] (the zero column)
-    assert "；各参数见 [river-bank.json](../data/river-bank.json) 的 `weights`，代码里从 0 数起，第一列是 `W[\"w_1\"][:, 0]`）" in _lesson_section("zh", "residual-off")  # beside the W2 row fact
+    assert "；各参数见 [river-bank.json](../data/river-bank.json) 的 `weights`；代码从 0 编号：“第一个单元”即 `W[\"w_1\"][:, 0]`，“第二行”即 `W[\"w_2\"][1]`）" in _lesson_section("zh", "residual-off")  # beside the W2 row fact
 
 
 def test_zh_references_are_by_year_then_first_authors_surname_and_three_authors_are_cited_as_et_al():
@@ -2556,7 +2556,8 @@ def test_the_copies_the_blocks_read_grow_alike_from_block_2_to_block_6_and_the_f
     assert np.allclose(read[1:], finals[:5])  # block n reads b(n−1).final
     assert all(a > b for a, b in zip(read[1:], read[2:])) and read[5] > finals[5]  # shrinking; the final norm's is apart
     text = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
-    assert "块 2 读到的副本（块 1 之后的残差流归一化的结果）之间，最大词间距离为 {{on:b1.final spread}}，块 6 读到的只剩 {{on:b5.final spread}}" in text
+    assert "块 2 读到的副本（块 1 之后的残差流归一化的结果）之间，最大词间距离为 {{on:b1.final spread}}，" in text
+    assert "；块 6 读到的只剩 {{on:b5.final spread}}" in text  # r48 B5: a parenthesis between
 
 
 def test_a_fixed_input_length_does_not_fix_the_attention_outputs_length():
@@ -2933,7 +2934,7 @@ def test_zh_in_block_1_the_ffn_itself_compresses_the_differences_after_the_norm_
     assert "前馈网络读到的向量之间仍有这些差别，输出之间的差别却不到输入差别的十分之一" in text  # zh-43 11: the repeat dropped
     assert "反而加剧了它" not in text
     # review-zh-40 3.1: the forward pointer names the box
-    assert text.index("Dong 等人的分析（见下面的“深入一步”）认为前馈网络有可能减缓坍缩；在这里，它没有起到这个作用") < text.index("Dong 等人（2021）分析过")
+    assert text.index("Dong 等人的分析（见下面的“深入一步”）认为前馈网络有可能减缓坍缩；在这套参数下恰恰相反，它把剩下的差别压得更小，反而加快了坍缩") < text.index("Dong 等人（2021）分析过")
 
 
 def test_zh_round_38_wording():
@@ -3035,9 +3036,10 @@ def test_zh_round_40_wording():
     assert "回到正文所写的状态（“%(scenario)s”，残差连接打开）" in po  # 5.1
     assert "（深度和步数不变）" in tb
     legend = re.search(r'msgid "True length ‖x‖; the number over a block is its last diamond\'s"\nmsgstr "(.*)"', po).group(1)
-    # zh-41 14: "真实长度 ‖x‖（块上方的数字即右侧菱形的值）" (24 characters) was checked in Chromium to stay on one line
-    # in the depth map's legend at 390 px; 26 leaves that margin and no more.
-    assert len(legend) <= 26 and "‖x‖" in legend and "＝" not in legend
+    # zh-41 14 kept it on one line at 390 px; r48 (review-zh-48 15) spells 右柱 out, allowed while the entry fits two
+    # lines at 390 px: "真实长度 ‖x‖（块上方的数字是右边那根柱子上菱形的值）" (28 characters) was measured in Chromium to take
+    # two lines there (one at 1280 px); 28 leaves that margin and no more.
+    assert len(legend) <= 28 and "‖x‖" in legend and "＝" not in legend and "右柱" not in legend
     aside = ffn[ffn.index("::: aside 深入一步：bank 身份维为什么变小"):]
     aside = aside[:aside.index("\n:::\n")]
     paragraphs = aside.split("\n\n")
@@ -3241,3 +3243,35 @@ def test_zh_r45_geography_at_block_ends_the_off_diamonds_dong_and_w_o():
     catalog = (CONTENT / "zh" / "messages.po").read_text(encoding="utf-8")
     assert "因为 ‖x‖ ≤ ‖x₀‖ + ‖x − x₀‖（三角不等式），叠起来的高度只是真实长度的上界" in catalog
     assert "和的长度不超过长度之和" not in catalog
+
+
+def test_zh_attention_takes_from_the_bank_identity_from_block_3_on_while_the_ffn_adds_more():
+    """r48 B2: river-bank, residual on: attention's correction to bank identity is about 0 in blocks 1-2 and negative
+    in blocks 3-6, always smaller in size than the FFN's in the same block; both zh lessons cite the block-3 value,
+    ffn-residual also block 6's."""
+    s = scenario("river-bank")
+    identity, steps = s.dimensions.index("bank_identity"), s.traces["pre-on"].steps
+    attention = [st.delta[s.tracked, identity] for st in steps if st.sublayer == "attention"]
+    ffn = [st.delta[s.tracked, identity] for st in steps if st.sublayer == "ffn"]
+    assert len(attention) == len(ffn) == 6
+    assert all(abs(a) < 0.02 for a in attention[:2])
+    assert all(a < 0 for a in attention[2:])
+    assert all(abs(a) < f for a, f in zip(attention, ffn))
+    walkthrough = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
+    aside = (CONTENT / "zh" / "ffn-residual.md").read_text(encoding="utf-8")
+    assert "{{on:b3.attention bank_identity:.2}}" in walkthrough
+    assert all(f"{{{{on:b{b}.attention bank_identity:.2}}}}" in aside for b in (3, 6))
+
+
+def test_zh_the_block_1_stream_s_sigmas_are_below_1_so_its_normed_copies_lie_further_apart():
+    """r48 B5: the copies block 2 reads ({{on:b1.final spread}}) are further apart than the stream itself
+    ({{on:b1 spread}}), because every word's sigma after block 1 is below 1."""
+    s = scenario("river-bank")
+    stream = s.traces["pre-on"].block_outputs()[0]
+    step = s.traces["pre-on"].steps[2]
+    assert (step.block, step.sublayer) == (2, "attention")
+    np.testing.assert_allclose(step.before, stream)
+    assert np.all(stream.std(axis=1) < 1)
+    assert spread(step.normed) > spread(stream)
+    text = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
+    assert "{{on:b1.final spread}}，比这时残差流里的 {{on:b1 spread}} 还大（各词的 $\\sigma$ 都小于 1" in text
