@@ -1852,8 +1852,8 @@ def test_from_second_sense_on_the_value_vector_after_w_o_has_its_own_name(lang, 
 
 
 def test_money_block_1_point_is_the_ring_partly_over_point_3_from_the_lower_right_in_the_close_up():
-    """ja transformer-block (review ja-29 2.2): 「その輪に右下から一部重なる輪が、この文のブロック 1 の点です
-    （ブロック 2 の輪はブロック 3 の輪とほぼ重なっています）」 (residual off, depth 3; the close-up's grid step is 0.1)."""
+    """ja transformer-block (review ja-29 2.2; r48, ja-47 8): three rings round point 3, blocks 2 and 3 on it, block 1's
+    a little to the lower right, partly over the others (residual off, depth 3; the close-up's grid step is 0.1)."""
     river, money = bank_after_blocks("river-bank", "pre-off"), bank_after_blocks("money-bank", "pre-off")
     assert np.allclose(money[3, :2], river[3, :2], atol=0.01)  # block 3: the ring around point 3
     gap = money[1, :2] - river[3, :2]
@@ -1861,7 +1861,10 @@ def test_money_block_1_point_is_the_ring_partly_over_point_3_from_the_lower_righ
     assert 0.005 < np.linalg.norm(gap) < 0.02  # beside it, yet closer than a fifth of a grid step: the rings overlap
     assert np.linalg.norm(money[2, :2] - money[3, :2]) < 0.005  # block 2's ring all but on block 3's
     ja = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
-    assert "その輪に右下から一部重なる輪が、*money in the bank*{lang=en} のブロック 1 の点です（ブロック 2 の輪はブロック 3 の輪とほぼ重なっています）" in ja
+    # r48 (ja-47 8): three rings gathered round point 3, the block-1 ring a little to the lower right
+    assert ("拡大図のブロック 3 の点のまわりには、*money in the bank*{lang=en} の白抜きの輪が三つ集まっています。"
+            "ブロック 3 の輪がこの点を囲み、ブロック 2 の輪もほぼ同じ位置にあります。"
+            "ブロック 1 の輪だけが少し右下にずれ、ほかの輪と一部重なっています。") in ja
 
 
 def test_the_ja_lesson_says_bank_s_input_is_set_by_hand_as_fit_weights_keeps_it():
@@ -1950,7 +1953,7 @@ def test_the_one_live_ffn_unit_adds_little_because_its_w2_row_is_short_not_becau
 
 DIVISION_OF_LABOUR = {
     "zh": ("地理维主要是注意力推的", "bank 身份维的增长几乎全来自前馈网络", "块 1、2 的注意力几乎不动它，从块 3 起每块削掉一些"),
-    "ja": ("地理成分を押し上げるのは主にアテンション", "bank の識別成分の伸びはほぼすべて FFN によるもの", "ブロック 3 ではわずかに削ります"),
+    "ja": ("地理成分を押し上げるのは主にアテンション", "bank の識別成分の伸びはほぼすべて FFN によるもの", "ブロック 3 からは毎回少し削ります（ブロック 3 の修正は {{on:b3.attention bank_identity:.2}}）"),  # r48 B2
 }
 
 
@@ -2540,7 +2543,7 @@ def test_ja_the_identity_table_heads_its_third_column_as_pre_norm_after_the_fina
     assert "| 深さ | pre-norm | pre-norm（正規化後） | post-norm |" in text and "同・正規化後" not in text
     assert "＋" not in text
     # r44 (ja-44 6): each column named by its head at first mention
-    assert "その残差ストリームに最後の正規化を通した値が 3 列目（pre-norm（正規化後））で" in text
+    assert "その残差ストリームに最後の正規化を通した値が 3 列目の「pre-norm（正規化後）」で" in text  # r48 (ja-47 6): no nested brackets
     assert "2 列目（pre-norm の残差ストリーム）" in text and "4 列目（post-norm）" in text
 
 
@@ -2655,7 +2658,9 @@ def test_ja_swiglu_multiplies_the_swish_branch_into_a_branch_without_activation(
     assert "一方の出力を活性化関数 Swish" in text and "に通してゲートとし、もう一方の線形出力に成分ごとに掛けて" in text
     assert "$\\mathrm{FFN}(x) = \\bigl(\\mathrm{Swish}(xW) \\odot xV\\bigr)W_2$" in text
     assert "第 1 層の出力に成分ごとに掛け" not in text
-    assert "（$W$、$V$ が $W_1$ に代わり、$\\odot$ は成分ごとの積）" in text  # r38 (zh-38 14 mirrored)
+    assert "（$W$、$V$ が $W_1$ に代わり、$\\odot$ は成分ごとの積。" in text  # r38 (zh-38 14 mirrored)
+    # r48 B3: the biases are left out, as in Shazeer's formula and LLaMA-style models
+    assert "Shazeer の式にも LLaMA などのモデルにもバイアスはないので、ここでも省いています）" in text
 
 
 def test_ja_pre_norm_gradients_pass_the_final_norm_before_the_identity_path():
@@ -3058,7 +3063,8 @@ def test_ja_r40_fitted_parameters_logits_and_the_bars():
     tb = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
     assert "手で決めたパラメーター" not in tb and "本文の数値が出るように最小二乗法で求めました" in tb and "本文の数値に合わせて求めた同じパラメーター" in tb
     # r43 B5: only with the direction unchanged does twice the length give twice the logits; same ranking, sharper softmax
-    assert "向きが同じまま長さが 2 倍になれば（出力層にバイアスがなければ）ロジットも 2 倍になり、順位は同じまま softmax が鋭くなります。すると予測の確信度が" in tb and "比例" not in tb  # r42 2, 4
+    # r48 (ja-47 7): the three conditions in separate sentences
+    assert "出力層にバイアスがなければ、向きが同じまま長さが 2 倍になると、ロジットも 2 倍になります。順位は変わらなくても、softmax の分布は鋭くなります。すると予測の確信度が" in tb and "比例" not in tb  # r42 2, 4
     # r41 (ja-41 1, BOTH): the length scales the logits, so it sharpens the softmax without reordering the tokens: the
     # confidence depends on the stream's length besides the content (not on the block count as such)
     assert "予測の確信度が、内容だけでなく残差ストリームの長さ（この例ではブロックごとに伸びる）にも左右されます" in tb
