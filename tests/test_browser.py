@@ -165,6 +165,15 @@ def test_the_number_above_each_block_is_the_true_length_the_text_quotes(site, op
     assert svg == labels["text"]  # the SVG (print, no Plotly) says the same
 
 
+def test_zh_depth_map_legend_entries_each_keep_to_one_line_on_a_phone(real_site, open_page):
+    """r49 C10: the length entry's note (which number sits over a block) wrapped under the diamond at 390 px; every
+    entry of the main legend now takes one line there, so the diamond's label reads as one."""
+    page = ready(open_page(lesson_url(real_site, "zh"), viewport={"width": 390, "height": 844}))
+    lines = page.evaluate("""() => [...document.querySelectorAll('#depth-map [data-chart="main"] .chart-legend li')]
+        .map(li => li.getBoundingClientRect().height / parseFloat(getComputedStyle(li).lineHeight))""")
+    assert len(lines) == 4 and all(n < 1.5 for n in lines), lines
+
+
 @pytest.mark.parametrize("lang", LANGS)
 def test_axis_legend_and_caption_say_what_the_heights_are(site, open_page, lang):
     page = ready(open_page(lesson_url(site, lang)))
@@ -917,7 +926,7 @@ def test_axe_finds_no_violations_on_other_pages(site, open_page, page_path):
 def test_no_table_header_breaks_one_character_per_line_on_a_phone(site, open_page, lang):
     page = ready(open_page(lesson_url(site, lang, fragment="#depth=6&step=6"), viewport={"width": 390, "height": 900}))
     page.locator('#depth-map [data-control="twin"]').click()
-    heights = page.evaluate("""() => [...document.querySelectorAll('#depth-map thead th, #depth-map tbody th')]
+    lines = page.evaluate("""() => [...document.querySelectorAll('#depth-map thead th, #depth-map tbody th')]
       .filter(th => th.getClientRects().length).map(th => {
         const style = getComputedStyle(th), line = parseFloat(style.lineHeight) || 1.75 * parseFloat(style.fontSize);
         return [th.textContent.trim(), th.getBoundingClientRect().height - parseFloat(style.paddingTop)

@@ -3041,10 +3041,9 @@ def test_zh_round_40_wording():
     assert "回到正文所写的状态（“%(scenario)s”，残差连接打开）" in po  # 5.1
     assert "（深度和步数不变）" in tb
     legend = re.search(r'msgid "True length ‖x‖; the number over a block is its last diamond\'s"\nmsgstr "(.*)"', po).group(1)
-    # zh-41 14 kept it on one line at 390 px; r48 (review-zh-48 15) spells 右柱 out, allowed while the entry fits two
-    # lines at 390 px: "真实长度 ‖x‖（块上方的数字是右边那根柱子上菱形的值）" (28 characters) was measured in Chromium to take
-    # two lines there (one at 1280 px); 28 leaves that margin and no more.
-    assert len(legend) <= 28 and "‖x‖" in legend and "＝" not in legend and "右柱" not in legend
+    # zh-41 14 / r49 C10: the entry keeps to one line at 390 px (measured in test_browser's
+    # test_zh_depth_map_legend_entries_each_keep_to_one_line_on_a_phone; 23 characters were the most that fit).
+    assert len(legend) <= 23 and "‖x‖" in legend and "＝" not in legend and "右柱" not in legend
     aside = ffn[ffn.index("::: aside 深入一步：bank 身份维为什么变小"):]
     aside = aside[:aside.index("\n:::\n")]
     paragraphs = aside.split("\n\n")
