@@ -2760,12 +2760,16 @@ def test_zh_step_2_says_what_attention_averages_the_value_vectors_times_w_o():
     assert "保留两位小数，以便" not in text  # zh-43 8: authoring meta-commentary dropped
 
 
-def test_zh_collapse_is_defined_once_in_the_answer_first_sentence():
-    """zh transformer-block #residual-off (review-zh-36 7): 坍缩 is defined where it is first used, the answer."""
+def test_zh_collapse_is_defined_once_in_the_body_right_after_the_answer():
+    """zh transformer-block #residual-off (review-zh-36 7, r49 C4): 坍缩 is defined once, in the body right after the
+    prediction's answer (a reader who keeps the answer folded still meets the definition), as ja does with 崩壊."""
     text = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
-    assert text.count("这叫**坍缩**") == 1
-    assert text.index("这叫**坍缩**") < text.index("坍缩的细节")
-    assert "bank 和 river 已经分不清了，这叫**坍缩**。" in text
+    assert text.count("**坍缩**") == 1
+    answer_end = text.index("\n:::\n", text.index("::: details 答案"))
+    definition = text.index("这种现象叫作**坍缩**")
+    assert answer_end < definition < text.index("坍缩的细节")
+    assert "坍缩" not in text[text.index("::: details 答案"):answer_end]
+    assert "开头说的坍缩" not in text
 
 
 def test_zh_liu_s_corrections_are_not_read_off_the_sum_step_s_table():
@@ -3280,3 +3284,15 @@ def test_zh_the_block_1_stream_s_sigmas_are_below_1_so_its_normed_copies_lie_fur
     assert spread(step.normed) > spread(stream)
     text = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
     assert "{{on:b1.final spread}}，比这时残差流里的 {{on:b1 spread}} 还大（各词的 $\\sigma$ 都小于 1" in text
+
+
+@pytest.mark.parametrize("lang,asides,skippable", [
+    ("zh", "“深入一步”的框", "初读时可以跳过，正文不靠它们也读得通"),
+    ("ja", "発展の囲み", "初めて読むときは飛ばしても、本文はそのまま読み進められます"),
+])
+def test_the_prerequisites_say_the_advanced_asides_can_be_skipped_on_a_first_reading(lang, asides, skippable):
+    """r49 C9: the asides ask for partial derivatives, Jacobians and rank; the paragraph that lists what a reader needs
+    says, before the first aside, that a first reading can pass them by."""
+    text = (CONTENT / lang / "transformer-block.md").read_text(encoding="utf-8")
+    paragraph = next(p for p in text.split("\n\n") if asides in p and skippable in p)
+    assert text.index(paragraph) < text.index("::: aside")
