@@ -2290,7 +2290,7 @@ def test_zh_references_are_by_year_then_first_authors_surname_and_three_authors_
         if line.startswith("- "):
             m = re.match(r"- ([A-Za-z]+)[^（]*（(\d{4})([ab]?)）", line)
             keys.append((int(m.group(2)), m.group(1).lower(), m.group(3)))
-    assert len(keys) == 16 and keys == sorted(keys)
+    assert len(keys) == 17 and keys == sorted(keys)
     for slug in ("transformer-block", "ffn-residual"):
         text = (CONTENT / "zh" / f"{slug}.md").read_text(encoding="utf-8")
         assert "Cordonnier" not in text and "Kiros" not in text
@@ -2383,7 +2383,7 @@ def test_ja_references_are_by_year_then_first_authors_surname():
     for line in re.findall(r"^- (.*)$", section, re.M):
         year = re.search(r"（(\d{4})([ab]?)）", line)
         keys.append((int(year.group(1)), re.match(r"[A-Za-z]+", line).group(0).lower(), year.group(2)))
-    assert len(keys) == 16 and keys == sorted(keys)
+    assert len(keys) == 17 and keys == sorted(keys)
 
 
 def test_ja_d_model_is_defined_where_lesson_2_first_uses_it():
@@ -2966,7 +2966,7 @@ def test_ja_r38_wording():
     tb = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
     fr = (CONTENT / "ja" / "ffn-residual.md").read_text(encoding="utf-8")
     assert "残差ストリームの座標に写され" in tb and "残差ストリームの座標に戻り" not in tb
-    assert "因果マスクは語順の手がかりを一部与えますが、因果マスク付きのデコーダーも通常は位置の情報を別に入れます" in tb
+    assert "因果マスクは語順の手がかりを一部与えます。Haviv ら（2022）は" in tb  # r49 C3: the claim is cited
     assert ("重みを softmax ではなく活性化関数で決め、キーと値が入力によらない固定のパラメーターである点を除けば、"
             "加重和という計算の形はアテンションに似ています") in fr
     assert "計算の形はアテンションと同じです" not in fr
@@ -3296,3 +3296,13 @@ def test_the_prerequisites_say_the_advanced_asides_can_be_skipped_on_a_first_rea
     text = (CONTENT / lang / "transformer-block.md").read_text(encoding="utf-8")
     paragraph = next(p for p in text.split("\n\n") if asides in p and skippable in p)
     assert text.index(paragraph) < text.index("::: aside")
+
+
+@pytest.mark.parametrize("lang,cite", [("zh", "Haviv 等人（2022）"), ("ja", "Haviv ら（2022）")])
+def test_the_claim_that_causal_decoders_learn_some_word_order_without_positions_is_cited(lang, cite):
+    """r49 C3: 'a causal-mask decoder learns some word order without positional information' is Haviv et al.'s finding;
+    the word-order item names them and the references list the paper."""
+    item = next(line for line in _lesson_section(lang, "edge-cases").splitlines() if "置换等变" in line or "置換同変" in line)
+    assert cite in item
+    references = (CONTENT / lang / "ffn-residual.md").read_text(encoding="utf-8").split("{#references}")[1]
+    assert "https://arxiv.org/abs/2203.16634" in references and cite.replace("（2022）", "（2022）：") in references
