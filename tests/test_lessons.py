@@ -3306,3 +3306,15 @@ def test_the_claim_that_causal_decoders_learn_some_word_order_without_positions_
     assert cite in item
     references = (CONTENT / lang / "ffn-residual.md").read_text(encoding="utf-8").split("{#references}")[1]
     assert "https://arxiv.org/abs/2203.16634" in references and cite.replace("（2022）", "（2022）：") in references
+
+
+@pytest.mark.parametrize("lang,said", [("zh", "每块都是向右走得多、向下走得少"), ("ja", "どのブロックでも、下より右へ大きく動きます")])
+def test_river_bank_s_path_goes_right_more_than_down_in_every_block(lang, said):
+    """r49 C6: 'down and to the right' read as a diagonal; in each of blocks 1-3 (residual on) bank's geography grows
+    by more than its finance falls, and the text says so."""
+    s = scenario("river-bank")
+    ends = s.traces["pre-on"].block_outputs()[:4, s.tracked]
+    geography, finance = s.dimensions.index("geography"), s.dimensions.index("finance")
+    for before, after in zip(ends, ends[1:]):
+        assert after[geography] - before[geography] > before[finance] - after[finance] > 0
+    assert said in _lesson_section(lang, "second-sense")
