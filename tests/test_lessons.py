@@ -3318,3 +3318,14 @@ def test_river_bank_s_path_goes_right_more_than_down_in_every_block(lang, said):
     for before, after in zip(ends, ends[1:]):
         assert after[geography] - before[geography] > before[finance] - after[finance] > 0
     assert said in _lesson_section(lang, "second-sense")
+
+
+@pytest.mark.parametrize("lang,quoted", [("zh", "“{}”"), ("ja", "「{}」")])
+def test_the_body_names_the_next_step_button_before_the_depth_map(lang, quoted):
+    """r49 C8: the walkthrough's buttons were explained only inside the folded controls list; the body itself, before
+    the figure, names the button by its label (the catalog's "Next step")."""
+    po = (CONTENT / lang / "messages.po").read_text(encoding="utf-8")
+    button = re.search(r'msgid "Next step"\nmsgstr "(.*)"', po).group(1)
+    text = (CONTENT / lang / "transformer-block.md").read_text(encoding="utf-8")
+    body = re.sub(r"\n::: details .*?\n:::\n", "\n", text[:text.index("::: interactive depth-map")], flags=re.S)
+    assert quoted.format(button) in body
