@@ -2430,6 +2430,9 @@ def test_ja_rank_collapse_aside_names_the_ffn_s_lipschitz_constant():
     """ja transformer-block (r34 F2): Dong et al.'s condition is the FFN's Lipschitz constant, glossed."""
     text = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
     assert "FFN のリプシッツ定数（入力の差を最大で何倍に広げうるか）で決まります" in text
+    # r49 C1: a small constant speeds the collapse; the body's FFN that shrinks differences agrees with the analysis
+    assert "1 より小さければかえって速くなります" in text and "Dong らの分析とも合っています" in text
+    assert "FFN はその速さを緩めうるだけ" not in text
 
 
 def test_ja_only_pre_norm_models_have_the_final_norm_and_it_does_not_fix_the_length_exactly():
@@ -2943,7 +2946,11 @@ def test_zh_in_block_1_the_ffn_itself_compresses_the_differences_after_the_norm_
     assert "前馈网络读到的向量之间仍有这些差别，输出之间的差别却不到输入差别的十分之一" in text  # zh-43 11: the repeat dropped
     assert "反而加剧了它" not in text
     # review-zh-40 3.1: the forward pointer names the box
-    assert text.index("Dong 等人的分析（见下面的“深入一步”）认为前馈网络有可能减缓坍缩；在这套参数下恰恰相反，它把剩下的差别压得更小，反而加快了坍缩") < text.index("Dong 等人（2021）分析过")
+    # r49 C1: Dong et al.'s bound is slowed by a large Lipschitz constant and sped up by a small one, so an FFN that
+    # shrinks differences speeding collapse agrees with their analysis; the text no longer sets the two against each other
+    assert text.index("按 Dong 等人的分析（见下面的“深入一步”），前馈网络能不能减缓坍缩，要看它会不会把输入之间的差别放大") < text.index("Dong 等人（2021）分析过")
+    assert "这和他们的分析并不矛盾" in text and "恰恰相反" not in text
+    assert "常数小于 1，上界反而趋于 0 得更快" in text
 
 
 def test_zh_round_38_wording():
