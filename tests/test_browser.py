@@ -926,7 +926,7 @@ def test_axe_finds_no_violations_on_other_pages(site, open_page, page_path):
 def test_no_table_header_breaks_one_character_per_line_on_a_phone(site, open_page, lang):
     page = ready(open_page(lesson_url(site, lang, fragment="#depth=6&step=6"), viewport={"width": 390, "height": 900}))
     page.locator('#depth-map [data-control="twin"]').click()
-    lines = page.evaluate("""() => [...document.querySelectorAll('#depth-map thead th, #depth-map tbody th')]
+    heights = page.evaluate("""() => [...document.querySelectorAll('#depth-map thead th, #depth-map tbody th')]
       .filter(th => th.getClientRects().length).map(th => {
         const style = getComputedStyle(th), line = parseFloat(style.lineHeight) || 1.75 * parseFloat(style.fontSize);
         return [th.textContent.trim(), th.getBoundingClientRect().height - parseFloat(style.paddingTop)
