@@ -1642,7 +1642,7 @@ def test_bank_identity_rises_from_block_end_to_block_end_but_dips_inside_block_3
     assert set(dips) == {(1, "attention"), (3, "attention")} and dips[1, "attention"] < 0.001 < 0.05 < dips[3, "attention"]
     zh = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
     # review-zh-40 3.7: the qualifier covers both lists
-    assert "输入处和各块结束时，地理维依次为 {{on:b0-3 geography}}，bank 身份维依次为 {{on:b0-3 bank_identity}}" in zh
+    assert "输入处和各块之后，地理维依次为 {{on:b0-3 geography}}，bank 身份维依次为 {{on:b0-3 bank_identity}}" in zh  # review-zh-50 10
 
 
 # round 25, prose-zh29-tb
@@ -1827,7 +1827,7 @@ def test_in_the_close_up_money_s_block_2_ring_lies_on_block_3_s_and_block_1_s_ov
     block_1 = money[1, :2] - point_3
     assert block_1[0] > 0 and block_1[1] < 0 and eye < np.linalg.norm(block_1) < 3 * eye
     zh = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
-    assert "money 那句块 2 后的圆环几乎与点 3 重合，右下方与它部分重叠的是块 1 后的圆环" in zh
+    assert "money 那句块 2 之后的圆环几乎与点 3 重合，右下方与它部分重叠的是块 1 之后的圆环" in zh  # review-zh-50 10
 
 
 @pytest.mark.parametrize("lang,term,plain", [("zh", "输出值向量", "值向量"), ("ja", "出力値ベクトル", "値ベクトル")])
@@ -1952,7 +1952,7 @@ def test_the_one_live_ffn_unit_adds_little_because_its_w2_row_is_short_not_becau
 
 
 DIVISION_OF_LABOUR = {
-    "zh": ("地理维主要是注意力推的", "bank 身份维的增长几乎全来自前馈网络", "块 1、2 的注意力几乎不动它，从块 3 起每块削掉一些"),
+    "zh": ("地理维主要是注意力推的", "bank 身份维的增长几乎全来自前馈网络。", "块 1、2 的注意力几乎不动它，从块 3 起每块还削掉一些"),  # review-zh-50 4: no chained colons
     "ja": ("地理成分を押し上げるのは主にアテンション", "bank の識別成分の伸びはほぼすべて FFN によるもの", "ブロック 3 からは毎回少し削ります（ブロック 3 の修正は {{on:b3.attention bank_identity:.2}}）"),  # r48 B2
 }
 
@@ -2064,9 +2064,9 @@ def test_residual_off_block_1_length_is_not_b2_s_but_this_ffn_is_short_for_any_n
                 assert 0.25 < np.linalg.norm(st.delta, axis=-1).min() and np.linalg.norm(st.delta, axis=-1).max() < 0.45
     section = _lesson_section("zh", "residual-off")
     aside = section[section.index("::: aside 深入一步：坍缩的细节"):]  # round 35: moved into the aside (zh-35b 15)
-    assert "块 1 后的长度也接近 $b_2$ 的长度，但这时" in aside and "两者之差比 $b_2$ 本身还长" in aside
+    assert "块 1 之后的长度也接近 $b_2$ 的长度，但这时" in aside  # review-zh-50 10: "块 n 之后" and "两者之差比 $b_2$ 本身还长" in aside
     # r43 B4: the bound comes first and explains every block's length; b2 only why it stops changing from block 3
-    bound = aside.index("输出长度都介于 $0.25$ 和 $0.5$ 之间，所以每个块后的长度都落在这个范围里")
+    bound = aside.index("输出长度都介于 $0.25$ 和 $0.5$ 之间，所以每个块之后的长度都落在这个范围里")  # review-zh-50 10
     assert bound < aside.index("长度从这时起停在约 {{off:b6 length}}，是因为这个向量离前馈网络的输出偏置 $b_2$ 很近")
     assert "长度相近只是因为上面那个范围" in aside  # review-ja-33 1.1
     off_lengths = [np.linalg.norm(scenario(n).traces["pre-off"].block_outputs()[:, scenario(n).tracked], axis=-1)
@@ -2076,7 +2076,9 @@ def test_residual_off_block_1_length_is_not_b2_s_but_this_ffn_is_short_for_any_n
     answer = answers[answers.index("2. 在这套参数下"):]
     # r45 B5 (review-zh-45 2): the bound first; it stops changing because the words are identical and their shared
     # vector is almost a fixed point; the level comes from b2 (only the second unit active, its W2 row short)
-    fixed = answer.index("从块 3 起四个词完全相同，这个共同的向量几乎是块的不动点，长度也就不再变")
+    # review-zh-50 2/14: not "完全相同" (float64 rounding), and the length half is marked optional
+    fixed = answer.index("从块 3 起四个词在双精度下已算不出差别，这个共同的向量几乎是块的不动点，长度也就不再变")
+    assert "至于长度（选做）：" in answer
     assert answer.index("输出长度都介于 $0.25$ 和 $0.5$ 之间") < fixed < answer.index("输出几乎就是偏置 $b_2$")
     assert "已离前馈网络的输出偏置 $b_2$ 很近" not in answer
     # review round 35 A4, round 39 A2: the range typed, "输出长度都介于 $0.25$ 和 $0.5$ 之间", must hold for every
@@ -2277,7 +2279,11 @@ def test_the_weight_facts_the_text_relies_on_are_in_the_data_file_it_points_to(r
     text = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
     assert text.count("的 `weights`") == 1
     # r43 B8: the text counts units from 1, the JSON and NumPy from 0: said once, with W["w_1"][:, 0] (the zero column)
-    assert "；各参数见 [river-bank.json](../data/river-bank.json) 的 `weights`；代码从 0 编号：“第一个单元”即 `W[\"w_1\"][:, 0]`，“第二行”即 `W[\"w_2\"][1]`）" in _lesson_section("zh", "residual-off")  # beside the W2 row fact
+    # review-zh-50 8: the W2 fact keeps a short parenthesis pointing to #reproduce, where the indexing note now is
+    assert "（$W_2$ 的第二行本身就短，参数见“[自己算出这些数字](#reproduce)”一节末尾）" in _lesson_section("zh", "residual-off")
+    assert "代码从 0 编号" not in _lesson_section("zh", "residual-off")
+    assert ("“坍缩的细节”里说到的参数，都在 [river-bank.json](../data/river-bank.json) 的 `weights` 里。正文从 1 数起，代码和数据文件则从 0 编号："
+            "“第一个单元”即 `W[\"w_1\"][:, 0]`，“$W_2$ 的第二行”即 `W[\"w_2\"][1]`。") in _lesson_section("zh", "reproduce")
 
 
 def test_zh_references_are_by_year_then_first_authors_surname_and_three_authors_are_cited_as_et_al():
@@ -2588,7 +2594,7 @@ def test_the_residual_off_section_answers_the_prediction_first():
     assert np.linalg.norm(last[s.tracked]) > 0.3 and spread(last) < 1e-6
     section = _lesson_section("zh", "residual-off")
     # review ja-41 13 (BOTH): the answer sits in a details box under the prompt, so the reader predicts first
-    answer = section.index("::: details 答案\n六个块后 bank 的长度约为 {{off:b6 length}}，没有降到零；但四个词几乎变成了同一个向量")
+    answer = section.index("::: details 答案\n六个块之后 bank 的长度约为 {{off:b6 length}}，没有降到零；但四个词几乎变成了同一个向量")
     assert section.index("然后对答案") < answer and "先说答案" not in section
     assert answer < section.index("关掉残差连接，更新就从")
 
@@ -2965,7 +2971,8 @@ def test_zh_round_38_wording():
     assert "其中 $W$、$V$ 取代原来的 $W_1$" in ffn
     assert "基础配置（base）" in ffn and "较大的配置（big）" in ffn and "big 模型" not in ffn
     assert "$\\mathbf{1} c^{\\top}$" in tb and "\\mathbf{1} x^{\\top}" not in tb
-    assert "输出值向量已在残差流的坐标里" in tb and "回到了残差流的坐标" not in tb  # r39 A10: defined earlier
+    assert "输出值向量已经乘过 $W_O$，和残差流处在同一个坐标系里" in tb and "回到了残差流的坐标" not in tb  # r39 A10: defined earlier; review-zh-50 5
+    assert "输出值向量已在残差流的坐标里" not in tb
     assert "键”“值”是学到的固定参数，不随输入变化" in ffn and "这种计算的形式和注意力相同" not in ffn
 
 
@@ -3052,7 +3059,7 @@ def test_zh_round_40_wording():
     assert "## 残差连接与梯度 {#why-residuals}" in tb and "### 残差连接带来的好处 {#why-residual}" in ffn  # 3.10
     assert "末尾的归一化（整个模型最后一步的归一化，见下文）之前，残差流始终等于原输入与各个修正量之和，原输入一直是其中一项" in tb  # 4.1, 3.8, zh-41 9
     assert tb.index("末尾的归一化（整个模型最后一步的归一化") < tb.index("x = final_norm(x)")
-    assert "回到正文所写的状态（“%(scenario)s”，残差连接打开）" in po  # 5.1
+    assert "回到正文所写的状态：%(scenario)s，残差连接打开" in po  # 5.1; review-zh-50 16: no nested brackets
     assert "（深度和步数不变）" in tb
     legend = re.search(r'msgid "True length ‖x‖; the number over a block is its last diamond\'s"\nmsgstr "(.*)"', po).group(1)
     # zh-41 14 / r49 C10: the entry keeps to one line at 390 px (measured in test_browser's
@@ -3224,7 +3231,7 @@ def test_money_turns_bank_in_blocks_2_and_3_with_no_clear_lead_in_its_weights():
 
 
 @pytest.mark.parametrize("lang, ring_sentence, note", [
-    ("zh", "块 1 后的圆环紧挨在 $x_0$ 上方", "橙色框会遮住这个圆环的一部分"),
+    ("zh", "块 1 之后的圆环紧挨在 $x_0$ 上方", "橙色框把起点圆环整个框在里面，也压住块 1 之后那个圆环的下缘"),  # review-zh-50 3
     ("ja", "のブロック 1 の輪は $x_0$ のすぐ上にあります。", "オレンジの枠がこの輪に重なり、一部を隠します"),
 ])
 def test_the_note_on_the_frame_over_money_s_first_ring_follows_the_sentence_that_introduces_the_ring(lang, ring_sentence, note):
@@ -3251,7 +3258,7 @@ def test_zh_r45_geography_at_block_ends_the_off_diamonds_dong_and_w_o():
     assert after_attention < ends[0] < ends[1] and ends[2] < ends[1] and ends[3] < ends[2]
     text = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
     answers = _lesson_section("zh", "self-check")
-    assert "块 1 的前馈网络又把地理维抬回略高于输入，所以按块末看，地理维从块 2 起才下降" in answers
+    assert "块 1 的前馈网络又把地理维抬回略高于输入，所以按各块之后的值看，地理维从块 2 起才下降" in answers  # review-zh-50 10
     assert "残差连接能避免这种坍缩（上界不再随深度趋于 0）" in text and "残差连接能阻止" not in text
     assert "它标出残差流的真实长度 $\\lVert x \\rVert$（“输入”一栏没有菱形，看色带的高度）" in text
     assert "刻度没变，柱子都很矮，窄屏上更难看清" in text and "窄屏上这些柱子都很矮" not in text
@@ -3339,3 +3346,36 @@ def test_the_body_names_the_next_step_button_before_the_depth_map(lang, quoted):
     text = (CONTENT / lang / "transformer-block.md").read_text(encoding="utf-8")
     body = re.sub(r"\n::: details .*?\n:::\n", "\n", text[:text.index("::: interactive depth-map")], flags=re.S)
     assert quoted.format(button) in body
+
+
+def test_zh_round_50_wording():
+    """review-zh-50 (and review-ja-50 2, 3, 7 checked in zh): one name for a measuring point, one for the
+    equal-weights baseline; the rank aside says "at most 1"; review questions speak of this example; the code's
+    `norm` is layer normalisation, not np.linalg.norm."""
+    tb = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
+    ffn = (CONTENT / "zh" / "ffn-residual.md").read_text(encoding="utf-8")
+    for text in (tb, ffn):  # zh-50 10
+        assert not re.search(r"块 (\d|\{\{[^}]*\}\}) 后|个块后|块后|块末|结束处", text), re.findall(r".{8}(?:块后|块末|结束处).{4}", text)
+        assert "权重完全相等" not in text and "权重都相等" not in text and "权重相等" not in text
+        assert "菱形的高度" not in text and "分不分得清" not in text
+        assert "# 层归一化：每一行减去均值、除以标准差" in text and "np.linalg.norm 是两回事" in text  # ja-50 7
+    assert "即使把权重均分（四个都是四分之一）" in tb
+    assert tb.count("块结束时") == 2  # only the points at a block's end on the charts (the walkthrough's frame, the labels)
+    # zh-50 4: step 5 has no two colons in one sentence
+    step5 = tb[tb.index("5. **块 3**"):tb.index("6. **核对加法**")]
+    assert all(sentence.count("：") <= 1 for sentence in re.split(r"[。]", step5.split("**块 3**：", 1)[1]))
+    assert "这一句为 {{money-bank/on:b1.attention.values spread:.2}}，而 *by the river bank*{lang=en} 只有" in tb  # zh-50 6
+    assert "这句是" not in tb
+    # ja-50 3: 1c^T has rank at most 1 (rank 0 when c = 0); rank 1 does not need equal rows
+    assert "秩不超过 1 的一种特殊矩阵" in tb and "$c = 0$ 时它是零矩阵，秩为 0" in tb and "一种特殊的秩 1 矩阵" not in tb
+    assert "秩为 1 并不要求各行相同（各行只需是同一个向量的倍数）" in tb
+    # zh-50 9, 14; ja-50 2
+    assert "最常见的是两种结构（此外还有别的放法）：一种放在残差相加之后，直接作用于残差流；另一种放在每个子层之前" in ffn
+    questions = ffn[ffn.index("## 两课复习"):ffn.index("::: details 参考答案")]
+    assert "（选做）它的长度又为什么停在 {{off:b6 length}} 左右？" in questions and "深入一步：坍缩的细节" in questions
+    assert "在上一课的例子里，pre-norm 的残差流逐块变长" in questions and "越来越长" not in questions
+    po = (CONTENT / "zh" / "messages.po").read_text(encoding="utf-8")
+    assert 'msgstr "%(titles)s：两句的路径完全重合，画成一条线，所选例句是其中一句"' in po and "已选其一" not in po  # zh-50 15
+    assert 'msgstr "行：%(looks)s／列：%(at)s"' in po  # ja-50 19: no arrow pointing right at labels that sit below
+    assert "所选例句用彩色，其余的用灰色虚线。" in po and po.count("其余的用灰色虚线") == 2  # ja-50 21: on and off captions
+    assert 'msgstr "柱高：‖x₀‖ + ‖x − x₀‖（不是 ‖x‖）"' in po  # zh-50 17: the same "柱高：…（…）" as the off title

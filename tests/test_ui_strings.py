@@ -264,7 +264,9 @@ def test_the_zh_off_axis_title_and_the_lesson_name_the_input_bar_as_x0_not_delta
     views = depth_map_views("zh")
     off, on = views["river-bank|off|6"]["charts"]["main"], views["river-bank|on|6"]["charts"]["main"]
     title = words(off["y"]["title"])
-    assert "‖Δ‖ = ‖x‖" in title and "输入为 ‖x₀‖" in title and "‖x₀‖" not in words(on["y"]["title"]).split("+")[1]
+    # review-zh-50 17: one pattern for on and off, no "=" as prose
+    assert "子层输出 ‖Δ‖，即 ‖x‖" in title and "输入一栏为 ‖x₀‖" in title and "=" not in title
+    assert title.startswith("柱高：") and words(on["y"]["title"]).startswith("柱高：") and "‖x₀‖" not in words(on["y"]["title"]).split("+")[1]
     lesson = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
     assert f"纵轴的标题也换成了“{title}”" in lesson
     assert "色带不再横贯全图，只画在最左边的“输入”一栏（窄屏上刻度写作“x₀”）" in lesson and "那一格" not in lesson  # zh-36 12
