@@ -1865,6 +1865,11 @@ def test_money_block_1_point_is_the_ring_partly_over_point_3_from_the_lower_righ
     assert ("拡大図のブロック 3 の点のまわりには、*money in the bank*{lang=en} の白抜きの輪が三つ集まっています。"
             "ブロック 3 の輪がこの点を囲み、ブロック 2 の輪もほぼ同じ位置にあります。"
             "ブロック 1 の輪だけが少し右下にずれ、ほかの輪と一部重なっています。") in ja
+    # review-ja-50 5: the legend's "from block 3 on" counts rings on the picked path's point of the same number; block
+    # 2's ring lies on point 3, not on point 2, so the text says why the legend does not count it
+    assert np.linalg.norm(money[2, :2] - river[2, :2]) > 0.05 and np.linalg.norm(money[2, :2] - river[3, :2]) < 0.005
+    assert ("凡例の「ブロック 3 以降」が数えるのは、輪が選択中の例文の同じ番号の点に重なるブロックです。"
+            "ブロック 2 の輪はこの点 3 の上にあり、点 2 からは離れているので、数に入りません。") in ja
 
 
 def test_the_ja_lesson_says_bank_s_input_is_set_by_hand_as_fit_weights_keeps_it():
@@ -2424,7 +2429,8 @@ def test_ja_xiong_s_gradient_result_is_analysis_at_initialisation_and_dropping_w
     # r38 (ja-38 11, zh-38 3): a subject for the experiments; no warm-up is an experimental observation, not the theorem
     # r40 (ja-40 3): Xiong et al. show these mainly by experiment (the hedge is no stronger than the paper)
     # r44 B2 (zh-44 2): the two points rest on the authors' informal extension of the argument and on experiments
-    assert ("次の二つは、著者らが定理の議論を非公式に広げた考察と実験に基づくもので、上の定理そのものの結論ではありません。pre-norm では各ブロックの勾配の大きさが"
+    # review-ja-50 9: plain style, not nominal; still an informal extension plus experiments, not the theorem
+    assert ("次の二点は上の定理から導かれる結論ではなく、著者らが定理の議論を非公式に広げて考え、実験で観察したものです。pre-norm では各ブロックの勾配の大きさが"
             "前のブロックでも後ろのブロックでもほぼ同じであること（post-norm では出力に近いブロックほど大きい）と、"
             "ウォームアップなしでも訓練できることです。") in text
     assert "正規化を通らずにつながっています。この配置では、積み重ねの後にもう一つ、最後の正規化を置きます。\n\n  Xiong" in text
@@ -3092,8 +3098,9 @@ def test_ja_r40_fitted_parameters_logits_and_the_bars():
     assert "棒はブロックが残差ストリームを入力からどれだけ動かしたかを見るためのもので、長さを見るのはひし形です" in tb
     assert "ボタンの表示はいまの状態で、押すと切り替わります" in tb
     # r43 (ja-43 8): the frame-over-ring note sits where the ring is introduced, not in the controls list before it
-    ring = tb.index("のブロック 1 の輪は $x_0$ のすぐ上にあります。")
-    assert tb.index("一部を隠します") - ring < 120 and "ほぼ隠します" not in tb  # r44 B4: partly covered at 390 px and "輪をほぼ隠" not in tb[tb.index("::: details 図の操作"):ring]
+    ring = tb.index("のブロック 1 の輪は $x_0$ のすぐ上にあります")
+    # review-zh-50 3 (ja too): the frame encloses the start ring at x₀ and reaches the block-1 ring's lower side
+    assert tb.index("枠の上辺がブロック 1 の輪の下側にかかります") - ring < 120 and "ほぼ隠します" not in tb  # r44 B4: partly covered at 390 px and "輪をほぼ隠" not in tb[tb.index("::: details 図の操作"):ring]
     ffn = (CONTENT / "ja" / "ffn-residual.md").read_text(encoding="utf-8")
     assert "手で決めた" not in ffn and "ふつう" not in ffn and "ふつう" not in tb
 
@@ -3219,7 +3226,8 @@ def test_money_turns_bank_in_blocks_2_and_3_with_no_clear_lead_in_its_weights():
     assert row.index(max(row)) == 0 and max(row) - sorted(row)[-2] < 0.05  # money (token 0) is still the largest
     assert ("ブロック 2 でも bank の最大の重みは money に向きますが、2 番目との差は $0.05$ 未満で、図では枠が付きません。"
             "それでも地理成分は再び下がり、その主な原因はもう重みの偏りではありません。ほかの語はブロック 1 で money の情報を取り込んだので、"
-            "その出力値ベクトルはもう money の引きを打ち消さないからです。") in text
+            "その出力値ベクトルはもう、bank を money の側へ引っ張る効果を打ち消さないからです。") in text  # review-ja-50 6
+    assert "money の引き" not in text and "その引き" not in text
     assert "目立つ偏りはありません" not in text and "偏りがなくても" not in text
     assert text.index("ほぼ打ち消します。") < text.index("ブロック 2 でも bank の最大の重みは money に向きます")
     assert "最大の money への重み" not in text and "主な理由は" not in text
@@ -3232,7 +3240,8 @@ def test_money_turns_bank_in_blocks_2_and_3_with_no_clear_lead_in_its_weights():
 
 @pytest.mark.parametrize("lang, ring_sentence, note", [
     ("zh", "块 1 之后的圆环紧挨在 $x_0$ 上方", "橙色框把起点圆环整个框在里面，也压住块 1 之后那个圆环的下缘"),  # review-zh-50 3
-    ("ja", "のブロック 1 の輪は $x_0$ のすぐ上にあります。", "オレンジの枠がこの輪に重なり、一部を隠します"),
+    # review-zh-50 3 (ja too): the frame encloses the start ring at x₀ and reaches the lower side of the block-1 ring
+    ("ja", "のブロック 1 の輪は $x_0$ のすぐ上にあります", "オレンジの枠は $x_0$ の点と起点の輪をすっぽり囲み、枠の上辺がブロック 1 の輪の下側にかかります"),
 ])
 def test_the_note_on_the_frame_over_money_s_first_ring_follows_the_sentence_that_introduces_the_ring(lang, ring_sentence, note):
     """r43 (ja-43 8, zh-43 14): the note sits where the reader meets the ring, not in the controls list before it;
@@ -3244,6 +3253,9 @@ def test_the_note_on_the_frame_over_money_s_first_ring_follows_the_sentence_that
     trace = s.traces["pre-on"]
     x0, x1 = trace.x0[s.tracked], trace.block_outputs()[0][s.tracked]
     assert abs(x1[g] - x0[g]) < 0.1 and 0 < x1[f] - x0[f] < 0.5
+    # review-zh-50 3: the start ring the frame encloses is money's path at x₀, the same input as the picked sentence's
+    river = scenario("river-bank")
+    assert np.array_equal(x0, river.traces["pre-on"].x0[river.tracked])
 
 
 def test_zh_r45_geography_at_block_ends_the_off_diamonds_dong_and_w_o():
@@ -3379,3 +3391,39 @@ def test_zh_round_50_wording():
     assert 'msgstr "行：%(looks)s／列：%(at)s"' in po  # ja-50 19: no arrow pointing right at labels that sit below
     assert "所选例句用彩色，其余的用灰色虚线。" in po and po.count("其余的用灰色虚线") == 2  # ja-50 21: on and off captions
     assert 'msgstr "柱高：‖x₀‖ + ‖x − x₀‖（不是 ‖x‖）"' in po  # zh-50 17: the same "柱高：…（…）" as the off title
+
+
+def test_ja_50_review_items_in_both_lessons():
+    """review-ja-50 2, 3, 7, 8, 9, 10 and review-zh-50 10 (ja): wordings of this round, and the facts they rest on."""
+    tb = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
+    ffn = (CONTENT / "ja" / "ffn-residual.md").read_text(encoding="utf-8")
+    # ja-50 2: the stream grows block by block in this example; said of the example, not as a law
+    lengths = np.linalg.norm(bank_after_blocks("river-bank"), axis=1)
+    assert np.all(np.diff(lengths) > 0)
+    assert "3. この例の pre-norm の残差ストリームは、ブロックごとに長くなります。" in ffn and "長くなり続けます" not in ffn
+    # ja-50 3: 1x^T has rank 1, or 0 when x = 0
+    assert "ランク 1 以下（ランクは一次独立な行の最大数）の行列の特別な場合です" in tb
+    # ja-50 4: the table's cells say the bars are cumulative, not what each sublayer adds
+    s = scenario("river-bank")
+    steps = s.traces["pre-on"].steps
+    x0 = s.x0[s.tracked]
+    assert not np.isclose(np.linalg.norm(steps[2].after[s.tracked] - x0), np.linalg.norm(steps[2].delta[s.tracked]))
+    row = lambda part: next(line for line in ffn.splitlines() if line.startswith(f"| {part} |"))
+    # (in words: the formula would not break and the table would scroll sideways on a phone)
+    assert "アテンションの後の $x_0$ からの距離（それまでの修正の累積）で、アテンションの修正そのものは描かれない" in row("アテンション")
+    assert "FFN の後の $x_0$ からの距離（それまでの修正の累積）で、FFN の修正そのものは描かれない" in row("FFN")
+    # ja-50 7: the code's norm is layer normalisation, not np.linalg.norm
+    for text in (tb, ffn):
+        assert "層正規化：各行から平均を引き、標準偏差で割る" in text and "ベクトルの長さを返す np.linalg.norm とは別物" in text
+        assert "（np.linalg.norm はベクトルの長さ）" not in text and "。np.linalg.norm はベクトルの長さ）" not in text
+    # ja-50 8: the softmax gloss without a chain of を and commas
+    assert "softmax は、数の組を重みの組（どれも正で、合計が 1）に変える関数" in tb
+    # ja-50 10: 一歩ずつ見る names only the depth map's panel; the section has a heading of its own
+    assert "## bank のベクトルを追う {#walkthrough}" in tb and "## 一歩ずつ見る" not in tb
+    assert "「[bank のベクトルを追う](#walkthrough)」の節" in tb
+    assert "（[bank のベクトルを追う](transformer-block.html#walkthrough)）" in ffn and "[一歩ずつ見る]" not in tb + ffn
+    po = (CONTENT / "ja" / "messages.po").read_text(encoding="utf-8")
+    assert 'msgid "Step by step"\nmsgstr "一歩ずつ見る"' in po
+    # zh-50 10 (ja): the equal-weights baseline is 重みを均等に…; the measuring point after a block is ブロック n の後
+    assert "重みを均等に（四つとも 4 分の 1 に）しても修正は" in tb and "各ブロックを通った後" not in tb
+    assert "アテンションの直後" not in tb + ffn and "FFN の直後" not in ffn and "どのブロックの終わりでも" not in ffn

@@ -288,8 +288,31 @@ def test_the_ja_other_sentences_legend_has_no_second_bracket_pair_and_the_bar_ca
     # r40 (ja-40 21): two facts, two sentences; still a colon after the title, no second bracket pair
     # r41 (ja-41 19): what overlaps is the points, not the sentences
     # r42 (ja-42 15): a whole sentence after the colon; its form 「（…）」 would bring back the second pair (r36)
-    assert meets == "%(titles)s：白抜きの輪。ブロック %(n)s 以降の点は選択中の例文の点と重なります"
+    # review-ja-50 5, 20: the rings from block n on sit on the picked path's point of the same number (block 2's ring
+    # lies on point 3, so the number alone misled); one sentence, no 。 inside an entry that has none at its end
+    assert meets == "%(titles)s：白抜きの輪で、ブロック %(n)s 以降の輪は選択中の例文の同じ番号の点に重なります"
     views = depth_map_views("ja")
     for key in ("river-bank|on|3", "river-bank|off|3"):
         caption = words(views[key]["twins"][1]["caption"])
         assert "は帯を除いた棒の高さ" in caption and "棒そのもの" not in caption, caption
+
+
+def test_the_ja_review_50_catalog_wordings():
+    """review-ja-50 18, 19, 21: weights shared out evenly, not 注目 doled out ずつ; the corner names rows and
+    columns (the row labels are below it, not to the right of an arrow); the residual-off caption of the meaning
+    path says the other paths are grey and dashed, as the residual-on caption does."""
+    from babel.messages.pofile import read_po
+
+    from conftest import CONTENT
+
+    with open(CONTENT / "ja" / "messages.po", "rb") as po:
+        catalog = read_po(po)
+    even = catalog["In block %(n)s, “%(token)s” gives every word the same attention, %(weight)s each."].string
+    assert even == "ブロック %(n)s では、%(token)s は重みをどの語にも均等に分けています（どれも約 %(weight)s）。"
+    assert catalog["%(looks)s \\ %(at)s"].string == "行：%(looks)s／列：%(at)s"
+    off = catalog["Residual off: each sublayer's output replaces the vector (x = Δ), so nothing of x₀ is carried "
+                  "along. The paths of “%(token)s”, %(x)s across and %(y)s up; the picked sentence in colour."].string
+    on = catalog["The vector of “%(token)s” after each block, in the plane of two of its dimensions: %(x)s across, "
+                 "%(y)s up. One path for each example sentence, all from the same input x₀; the picked sentence in "
+                 "colour, the others grey and dashed."].string
+    assert off.endswith("選択中の例文は色付き、ほかは灰色の破線です。") and on.endswith("選択中の例文は色付き、ほかは灰色の破線です。")
