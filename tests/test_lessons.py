@@ -1869,7 +1869,7 @@ def test_money_block_1_point_is_the_ring_partly_over_point_3_from_the_lower_righ
     # 2's ring lies on point 3, not on point 2, so the text says why the legend does not count it
     assert np.linalg.norm(money[2, :2] - river[2, :2]) > 0.05 and np.linalg.norm(money[2, :2] - river[3, :2]) < 0.005
     assert ("凡例の「ブロック 3 以降」が数えるのは、輪が選択中の例文の同じ番号の点に重なるブロックです。"
-            "ブロック 2 の輪はこの点 3 の上にあり、点 2 からは離れているので、数に入りません。") in ja
+            "ブロック 2 の輪が重なっているのは点 3 で、点 2 からは離れているので、数に入りません。") in ja
 
 
 def test_the_ja_lesson_says_bank_s_input_is_set_by_hand_as_fit_weights_keeps_it():
