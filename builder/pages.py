@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gettext
 import json
+import re
 import traceback
 from pathlib import Path
 
@@ -103,11 +104,29 @@ def escaped_translations(translations: gettext.NullTranslations) -> dict:
     return {"gettext": gettext_, "ngettext": ngettext_, "pgettext": pgettext_, "npgettext": npgettext_}
 
 
+# Where a line's leading blanks are content: code, a text box's value, a script's text.
+_KEEP_BLANKS = re.compile(r"<(pre|textarea|script)\b.*?</\1>", re.S | re.I)
+_INDENT = re.compile(r"\n[ \t]+")
+
+
+def dedented(html: str) -> str:
+    """The templates' indentation, dropped: a browser collapses a line break and the blanks after it into
+    one space either way, so the page reads the same, and a lesson page is some 200 bytes lighter gzipped
+    (it counts against the page-weight target). Code blocks, text areas and scripts keep theirs."""
+    out, start = [], 0
+    for kept in _KEEP_BLANKS.finditer(html):
+        out.append(_INDENT.sub("\n", html[start:kept.start()]))
+        out.append(kept.group(0))
+        start = kept.end()
+    out.append(_INDENT.sub("\n", html[start:]))
+    return "".join(out)
+
+
 def render_page(env: jinja2.Environment, name: str, translations: gettext.NullTranslations, templates: Path, **context) -> str:
     """Render template `name` in one language, turning template mistakes into file:line problems."""
     env.install_gettext_callables(**escaped_translations(translations), newstyle=True)
     try:
-        return env.get_template(name).render(**context)
+        return dedented(env.get_template(name).render(**context))
     except jinja2.TemplateSyntaxError as err:
         path = Path(err.filename) if err.filename else templates / name
         raise UserError(Problem(path, err.lineno, f"template syntax: {err.message}")) from None

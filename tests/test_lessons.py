@@ -1741,7 +1741,7 @@ def test_after_block_2_without_the_residual_the_words_differ_by_less_than_a_mill
     assert gap(outputs[1]) < 1e-6 and gap(outputs[0]) > 1e-3
     assert len({tuple(np.round(v, 6)) for v in outputs[1]}) > 1
     zh = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
-    assert "块 2 之后差距已小到看不出，四个词的向量每一维相差都不到百万分之一；块 3 起，剩下的差别已小于双精度浮点数的舍入误差" in zh and "第六位都一样" not in zh
+    assert "块 2 之后，四个词的向量每一维相差都不到百万分之一；块 3 起，剩下的差别已小于双精度浮点数的舍入误差" in zh and "第六位都一样" not in zh
     assert all(gap(v) == 0.0 for v in outputs[2:])  # "from block 3 exactly the same" (zh r39 A1)
 
 
@@ -1868,8 +1868,7 @@ def test_money_block_1_point_is_the_ring_partly_over_point_3_from_the_lower_righ
     # review-ja-50 5: the legend's "from block 3 on" counts rings on the picked path's point of the same number; block
     # 2's ring lies on point 3, not on point 2, so the text says why the legend does not count it
     assert np.linalg.norm(money[2, :2] - river[2, :2]) > 0.05 and np.linalg.norm(money[2, :2] - river[3, :2]) < 0.005
-    assert ("凡例の「ブロック 3 以降」が数えるのは、輪が選択中の例文の同じ番号の点に重なるブロックです。"
-            "ブロック 2 の輪が重なっているのは点 3 で、点 2 からは離れているので、数に入りません。") in ja
+    assert "凡例の「ブロック 3 以降」は同じ番号の点に重なる輪を数えるので、点 3 に重なるブロック 2 の輪は入りません。" in ja
 
 
 def test_the_ja_lesson_says_bank_s_input_is_set_by_hand_as_fit_weights_keeps_it():
@@ -1940,7 +1939,8 @@ def test_residual_off_level_comes_from_the_ffn_output_being_almost_b2_not_from_n
     assert all(later <= earlier + 1e-6 for earlier, later in zip(gaps, gaps[1:]))  # "越来越接近 b2"
     assert gaps[1] > 0.1 * np.linalg.norm(s.weights.b_2)  # not yet in block 2 ...
     assert all(g < 0.1 * np.linalg.norm(s.weights.b_2) for g in gaps[2:])  # ... "块 3 起几乎就是它"
-    assert "块 2 的输出正在向 $b_2$ 靠拢" in _lesson_section("zh", "residual-off")
+    # r51: the aside was condensed (budget and review-zh-50 13); from block 3 the output is almost b2
+    assert "这时中间层四个单元里只有第二个还在激活" in _lesson_section("zh", "residual-off")
 
 
 def test_the_one_live_ffn_unit_adds_little_because_its_w2_row_is_short_not_because_it_is_weak():
@@ -1999,7 +1999,8 @@ def test_without_the_residual_the_level_length_comes_from_the_ffn_settling_on_it
     assert all(abs(np.linalg.norm(o) - b2) < 0.1 * b2 for o in outputs[2:])  # so the length is about ||b2||
     text = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
     assert "読む入力の長さがそろっても、出力の長さはそろいません" in text  # r35 A10: not "this alone does not"
-    assert "ブロック 2 の FFN の出力は、まだ $b_2$ に近づく途中です（差は $\\lVert b_2 \\rVert$ の 4 分の 1 ほど）" in text
+    # r51: the aside was condensed; from block 3 the output is almost b2
+    assert "このとき中間層の四つのユニットのうち活性化しているのは第 2 ユニットだけ" in text
     assert "ブロック 2 からは出力バイアス" not in text
 
 
@@ -2028,7 +2029,7 @@ def test_the_one_live_ffn_unit_adds_little_because_its_row_of_w2_is_small_not_it
     assert rows[1] == rows.min()  # "W2's second row is small"
     assert np.linalg.norm(hidden @ w.w_2) < 0.1 * np.linalg.norm(w.b_2)  # "what it adds is slight"
     text = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
-    assert "$W_2$ の第 2 行は小さいので" in text
+    assert "$W_2$ の第 2 行が小さいので" in text
 
 
 # Review round 31 (review-zh-31, review-ja-31 mirrored as r31 M2, M4, M5, M12).
@@ -2069,11 +2070,9 @@ def test_residual_off_block_1_length_is_not_b2_s_but_this_ffn_is_short_for_any_n
                 assert 0.25 < np.linalg.norm(st.delta, axis=-1).min() and np.linalg.norm(st.delta, axis=-1).max() < 0.45
     section = _lesson_section("zh", "residual-off")
     aside = section[section.index("::: aside 深入一步：坍缩的细节"):]  # round 35: moved into the aside (zh-35b 15)
-    assert "块 1 之后的长度也接近 $b_2$ 的长度，但这时" in aside  # review-zh-50 10: "块 n 之后" and "两者之差比 $b_2$ 本身还长" in aside
     # r43 B4: the bound comes first and explains every block's length; b2 only why it stops changing from block 3
-    bound = aside.index("输出长度都介于 $0.25$ 和 $0.5$ 之间，所以每个块之后的长度都落在这个范围里")  # review-zh-50 10
-    assert bound < aside.index("长度从这时起停在约 {{off:b6 length}}，是因为这个向量离前馈网络的输出偏置 $b_2$ 很近")
-    assert "长度相近只是因为上面那个范围" in aside  # review-ja-33 1.1
+    bound = aside.index("它的长度都介于 $0.25$ 和 $0.5$ 之间，所以每个块之后的长度都落在这个范围里")  # review-zh-50 10
+    assert bound < aside.index("块 3 起，四个词已是同一个向量，它几乎是块的不动点，长度也就不再变") < aside.index("所以长度停在约 {{off:b6 length}}，接近 $b_2$ 的长度")
     off_lengths = [np.linalg.norm(scenario(n).traces["pre-off"].block_outputs()[:, scenario(n).tracked], axis=-1)
                    for n in ("river-bank", "money-bank", "bank-by-the-river")]
     assert all(0.25 < v < 0.5 for ls in off_lengths for v in ls)  # "每个块后的长度都落在这个范围里"
@@ -2088,7 +2087,7 @@ def test_residual_off_block_1_length_is_not_b2_s_but_this_ffn_is_short_for_any_n
     assert "已离前馈网络的输出偏置 $b_2$ 很近" not in answer
     # review round 35 A4, round 39 A2: the range typed, "输出长度都介于 $0.25$ 和 $0.5$ 之间", must hold for every
     # normalised input, not round to a sample's: the sampled lengths and every FFN output in the traces lie inside it
-    low, high = map(float, re.search(r"输出长度都介于 \$([\d.]+)\$ 和 \$([\d.]+)\$ 之间", aside).groups())
+    low, high = map(float, re.search(r"长度都介于 \$([\d.]+)\$ 和 \$([\d.]+)\$ 之间", aside).groups())
     assert low < lengths.min() and lengths.max() < high
     for name in ("river-bank", "money-bank", "bank-by-the-river"):
         for run in ("pre-on", "pre-off"):
@@ -2184,8 +2183,8 @@ def test_ja_block_1s_length_is_short_not_because_of_b2_but_because_the_ffn_is_sh
     assert "にとどまる（ブロック 6 の後で {{off:b6 length}}）のは、この FFN が、正規化したベクトルならどれを読んでも長さ $0.25$〜$0.5$ の出力しか出さないからです" in text
     # r45 B5: it stops changing because the four words are one vector, almost a fixed point of the block; b2 (only
     # the second unit active, its W2 row small) explains only the level
-    assert "ブロック 3 から長さがほとんど変わらないのは、ブロックのほぼ不動点に着いたからです" in text
-    assert text.index("長さ $0.25$〜$0.5$ の出力しか出さない") < text.index("ほぼ不動点に着いたからです")
+    assert "ブロック 3 からは四つの語が同じ一つのベクトルになり、それがブロックのほぼ不動点なので、長さもほとんど変わりません" in text  # r51: the aside condensed
+    assert text.index("長さ $0.25$〜$0.5$ の出力しか出さない") < text.index("ブロックのほぼ不動点なので")
     assert "すぐ近くに来るからです" not in text
     answers = (CONTENT / "ja" / "ffn-residual.md").read_text(encoding="utf-8")
     assert answers.index("長さ $0.25$〜$0.5$ の出力しか出さない") < answers.index("ブロック 3 から長さがほとんど変わらないのは")
@@ -2526,7 +2525,8 @@ def test_zh_residual_off_block_2_output_is_still_about_a_quarter_of_b2_from_b2()
     ffn = [st.delta[s.tracked] for st in s.traces["pre-off"].steps[1::2]]
     share = np.linalg.norm(ffn[1] - s.weights.b_2) / np.linalg.norm(s.weights.b_2)
     assert 0.2 < share < 0.3
-    assert "与 $b_2$ 之差仍有 $b_2$ 长度的四分之一左右" in _lesson_section("zh", "residual-off")
+    # r51: the aside no longer walks through block 2 (condensed); it says only that from block 3 the output is almost b2
+    assert "输出几乎就是偏置 $b_2$" in _lesson_section("zh", "residual-off")
 
 
 def test_zh_residual_off_from_block_3_the_common_vector_is_almost_a_fixed_point_of_the_block():
