@@ -738,17 +738,19 @@ def figure_targets(placed: list[PlacedFigure], figures: dict[str, str]) -> dict[
     return targets
 
 
-def pygments_css(style: str, selector: str) -> str:
+def pygments_css(style: str, selector: str, used: frozenset[str] | None = None) -> str:
     """Return Pygments' token colours for `style`, scoped under `selector`: the token classes that look
     the same share one rule (a token's span has one class, so the order of the rules does not matter),
-    and line numbers, which our code blocks never have, get none."""
+    and line numbers, which our code blocks never have, get none. With `used`, only those token classes
+    get a rule: the site's code is a few Python blocks, and the other classes' rules were most of the file."""
     from pygments.formatters import HtmlFormatter
     rules: dict[str, list[str]] = {}
     out = []
     for line in HtmlFormatter(style=style).get_style_defs(selector).splitlines():
-        token = re.fullmatch(rf"({re.escape(selector)} \.[\w-]+) \{{ (.*?);? \}}(?: /\*.*\*/)?", line)
+        token = re.fullmatch(rf"({re.escape(selector)} \.([\w-]+)) \{{ (.*?);? \}}(?: /\*.*\*/)?", line)
         if token and token.group(1) != f"{selector} .hll":
-            rules.setdefault(token.group(2), []).append(token.group(1))
+            if used is None or token.group(2) in used:
+                rules.setdefault(token.group(3), []).append(token.group(1))
         elif "linenos" not in line:
             out.append(line)
     return "\n".join(out + [", ".join(selectors) + f" {{ {declarations} }}" for declarations, selectors in rules.items()])

@@ -126,8 +126,8 @@ def render_site(inputs, base_url: str | None, only: set[str] | None = None,
     for scenario in inputs.scenarios.values():  # the traces behind every figure, for readers who want the numbers
         out.files[f"data/{scenario.name}.json"] = scenario.data_json.encode("utf-8")
     out.files[".nojekyll"] = b""
-    if only is None:
-        out.files.update(publish.assets(inputs.templates))
+    if only is None:  # every page is here, so the code's colours can be cut to the token classes they use
+        out.files.update(publish.assets(inputs.templates, publish.code_tokens(out.files)))
     names = {}
     for lang in languages:
         pages = [(f"{lang.code}/{slug}.html", *searched[(lang.code, slug)]) for slug in plan.listed[lang.code]

@@ -274,3 +274,32 @@ def test_code_colours_are_pygments_own_with_rules_that_look_alike_shared(style):
     ours = pygments_css(style, ".highlight")
     assert declarations(ours) == theirs
     assert len(ours) < 0.7 * len(HtmlFormatter(style=style).get_style_defs(".highlight"))
+
+
+def test_code_colours_are_given_for_exactly_the_token_classes_the_site_s_code_uses(site):
+    """Pygments' two style sheets gave a rule to some 80 token classes; the site's code uses a score of them, and the
+    rest was a sixth of a lesson page's own bytes. The build keeps the rules of the classes its pages' code blocks use:
+    each of those has its colour in the light and the dark sheet, and a class no block uses has none."""
+    from pygments.formatters import HtmlFormatter
+
+    used = set()
+    for page in site.rglob("*.html"):
+        for block in re.findall(r'<pre class="highlight.*?</pre>', page.read_text(encoding="utf-8"), re.S):
+            used.update(re.findall(r'<span class="([\w-]+)"', block))
+    css = (site / "assets" / "pygments.css").read_text(encoding="utf-8")
+    light, _, dark = css.partition("@media")
+    named = lambda sheet: set(re.findall(r"\.highlight \.([\w-]+)", sheet))
+    for style, sheet in (("default", light), ("monokai", dark)):
+        styled = set(re.findall(r"^\.highlight \.([\w-]+) \{", HtmlFormatter(style=style).get_style_defs(".highlight"), re.M))
+        assert used & styled - {"hll"} and (used & styled) <= named(sheet)  # every used class its style colours ...
+        assert named(sheet) - {"hll"} <= used  # ... and no other
+    assert "gd" not in used and ".highlight .gd" not in css
+
+
+def test_a_lesson_s_code_in_another_language_gets_that_language_s_colours(tmp_path):
+    content = copy_fixture(tmp_path / "content")
+    lesson = content / "zh" / "transformer-block.md"
+    lesson.write_text(lesson.read_text(encoding="utf-8") + "\n```diff\n- old\n+ new\n```\n", encoding="utf-8")
+    out = build_site(content, tmp_path / "dist")
+    css = (out / "assets" / "pygments.css").read_text(encoding="utf-8")
+    assert ".highlight .gd" in css and ".highlight .gi" in css  # a diff's deleted and inserted lines
