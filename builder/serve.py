@@ -175,6 +175,8 @@ class Preview:
         """Write a full rebuild by swapping the folder, a partial one file by file, each file by a
         rename (a reader never sees half a page); return what changed."""
         with self.lock:
+            if only is not None and self.files:  # the code colours follow every page's code, not just the rebuilt ones'
+                files = {**files, **site.code_colours({**self.files, **files})}
             merged = {**self.files, **files} if only is not None else files
             written = [rel for rel, data in files.items() if self.files.get(rel) != data]
             if only is None or not self.out.exists():

@@ -147,6 +147,11 @@ def render_site(inputs, base_url: str | None, only: set[str] | None = None,
     return out
 
 
+def code_colours(files: dict[str, bytes]) -> dict[str, bytes]:
+    """The code colours for these pages (every page of the site): the preview's partial rebuilds renew them."""
+    return {"assets/pygments.css": publish.code_colours(publish.code_tokens(files))}
+
+
 def _lesson_list(lessons, lang, source_lang, slugs) -> list[str]:
     """Return the slugs listed in `lang`: its own lessons and untranslated ones, in lesson order."""
     def key(slug):

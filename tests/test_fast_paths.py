@@ -215,3 +215,19 @@ def test_the_peers_course_prints_the_figures_as_we_do(tmp_path, synthetic):
     assert "{{on:" not in texts and "{{off:" not in texts
     values = course.trace_printer()
     assert values["ja"]("on:b1.attention") in texts and values["zh"]("off:b6 length") in texts
+
+
+def test_a_code_block_in_a_new_language_gets_its_colours_in_a_partial_preview_rebuild(preview, tmp_path):
+    """The code colours hold only the token classes the pages' code uses; a lesson edit rebuilds that lesson alone,
+    and the sheet still follows: a diff block brings its deleted and inserted lines' rules, as a fresh build would."""
+    from builder.serve import Preview
+
+    lesson = preview.content / "zh" / "transformer-block.md"
+    assert ".highlight .gd" not in page(preview, "assets/pygments.css")
+    lesson.write_text(lesson.read_text(encoding="utf-8") + "\n```diff\n- old\n+ new\n```\n", encoding="utf-8")
+    line = preview.rebuild({lesson})
+    assert line.startswith("rebuilt ") and "all pages" not in line, line  # a partial rebuild
+    assert ".highlight .gd" in page(preview, "assets/pygments.css")
+    fresh = Preview(preview.content, tmp_path / "fresh", ROOT / "templates")
+    assert fresh.rebuild().startswith("rebuilt all pages")
+    assert page(preview, "assets/pygments.css") == page(fresh, "assets/pygments.css")
