@@ -2772,7 +2772,7 @@ def test_zh_step_2_says_what_attention_averages_the_value_vectors_times_w_o():
     text = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
     # r39 A10: the term is defined once, where attention is first explained; step 2 uses it
     # review-zh-40 4.4: one paragraph with W_O, the term defined once
-    assert "每个值向量乘以 $W_O$ 得到的向量叫作**输出值向量**，注意力的修正量就是各 token 输出值向量的加权平均" in text
+    assert "每个值向量乘以 $W_O$ 得到的向量，本课叫作**输出值向量**（文献里常把 $W_V W_O$ 合起来称为 OV 矩阵），注意力的修正量就是各 token 输出值向量的加权平均" in text  # review-zh-51 16
     assert text.count("**输出值向量**") == 1
     assert "注意力的修正量是各词输出值向量的加权平均" in text[text.index("::: walkthrough"):]
     assert "保留两位小数，以便" not in text  # zh-43 8: authoring meta-commentary dropped
@@ -3147,7 +3147,7 @@ def test_zh_says_blocks_2_and_3_have_no_clear_lead_yet_the_even_average_already_
     assert "抵消" not in summary and summary.count("。") <= 3
     assert all(sentence.count("：") < 2 for sentence in summary.split("。"))
     assert "pre-norm 块怎样分两次更新残差流" in summary and "同一组参数为什么不靠 river 也把 bank 推向地理，在 money in the bank 里却拉向金融" in summary  # review-zh-50 1: river is not the cause
-    assert "去掉残差连接，各词为何变得无法区分（坍缩）" in summary
+    assert "关掉残差连接，各词为什么无法区分（坍缩）" in summary  # review-zh-51 9: 关掉 and 为什么, as the body says
     assert "不再抵消 money 的输出值向量，即使把权重均分，修正量的地理维也是负的" in _lesson_section("zh", "self-check")
     from builder.figures.attention import CLEAR_LEAD
     row = np.sort(steps[2].attention[s.tracked])[::-1]
@@ -3273,7 +3273,7 @@ def test_zh_r45_geography_at_block_ends_the_off_diamonds_dong_and_w_o():
     assert "块 1 的前馈网络又把地理维抬回略高于输入，所以按各块之后的值看，地理维从块 2 起才下降" in answers  # review-zh-50 10
     assert "残差连接能避免这种坍缩（上界不再随深度趋于 0）" in text and "残差连接能阻止" not in text
     assert "它标出残差流的真实长度 $\\lVert x \\rVert$（“输入”一栏没有菱形，看色带的高度）" in text
-    assert "刻度没变，柱子都很矮，窄屏上更难看清" in text and "窄屏上这些柱子都很矮" not in text
+    assert "刻度没变（开、关两种状态共用一套刻度，菱形才能直接比较），柱子都很矮，窄屏上更难看清" in text  # review-zh-51 18 and "窄屏上这些柱子都很矮" not in text
     assert "（窄屏上三者叠成一团，可看“显示数值表”）" in text
     fr = (CONTENT / "zh" / "ffn-residual.md").read_text(encoding="utf-8")
     for page in (text, fr):
@@ -3384,7 +3384,7 @@ def test_zh_round_50_wording():
     # zh-50 9, 14; ja-50 2
     assert "最常见的是两种结构（此外还有别的放法）：一种放在残差相加之后，直接作用于残差流；另一种放在每个子层之前" in ffn
     questions = ffn[ffn.index("## 两课复习"):ffn.index("::: details 参考答案")]
-    assert "（选做）它的长度又为什么停在 {{off:b6 length}} 左右？" in questions and "深入一步：坍缩的细节" in questions
+    assert "它的长度又为什么停在 {{off:b6 length}} 左右（选做）？" in questions  # review-zh-51 13 and "深入一步：坍缩的细节" in questions
     assert "在上一课的例子里，pre-norm 的残差流逐块变长" in questions and "越来越长" not in questions
     po = (CONTENT / "zh" / "messages.po").read_text(encoding="utf-8")
     assert 'msgstr "%(titles)s：两句路径完全重合，画作一条"' in po and "已选其一" not in po  # zh-50 15
@@ -3427,3 +3427,24 @@ def test_ja_50_review_items_in_both_lessons():
     # zh-50 10 (ja): the equal-weights baseline is 重みを均等に…; the measuring point after a block is ブロック n の後
     assert "重みを均等に（四つとも 4 分の 1 に）しても修正は" in tb and "各ブロックを通った後" not in tb
     assert "アテンションの直後" not in tb + ffn and "FFN の直後" not in ffn and "どのブロックの終わりでも" not in ffn
+
+
+def test_zh_money_collapses_later_because_its_value_vector_lies_far_not_because_its_column_varies_more():
+    """review-zh-51 2 (ja-51 2): in block 1 the rows' weights on money (money in the bank) vary about as much as the rows'
+    weights on river do in by the river bank; money's output value vector lies much farther from the others, and that
+    keeps the averages apart. Block 1 reads x0 with the residual on or off, so the text's link opens it with it off."""
+    spreads = {}
+    for name, word in (("money-bank", "money"), ("river-bank", "river")):
+        s = scenario(name)
+        on, off = s.traces["pre-on"].steps[0], s.traces["pre-off"].steps[0]
+        assert np.allclose(on.attention, off.attention)
+        column = on.attention[:, s.tokens.index(word)]
+        values = on.normed @ s.weights.w_v @ s.weights.w_o
+        spreads[name] = (column.max() - column.min(),
+                         max(np.linalg.norm(a - b) for a in values for b in values))
+    (money_column, money_values), (river_column, river_values) = spreads["money-bank"], spreads["river-bank"]
+    assert river_column / 1.5 < money_column < 1.5 * river_column
+    assert money_values > 3 * river_values
+    text = _lesson_section("zh", "residual-off")
+    assert "各行给 money 的权重相差多少，和那句里各行给 river 的差不多，但 money 的输出值向量离得远" in text
+    assert "#figure=attention&scenario=money-bank&residual=off&block=1" in text and "哪怕只差一点" not in text
