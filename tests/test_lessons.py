@@ -1868,7 +1868,8 @@ def test_money_block_1_point_is_the_ring_partly_over_point_3_from_the_lower_righ
     # review-ja-50 5: the legend's "from block 3 on" counts rings on the picked path's point of the same number; block
     # 2's ring lies on point 3, not on point 2, so the text says why the legend does not count it
     assert np.linalg.norm(money[2, :2] - river[2, :2]) > 0.05 and np.linalg.norm(money[2, :2] - river[3, :2]) < 0.005
-    assert "凡例の「ブロック 3 以降」は同じ番号の点に重なる輪を数えるので、点 3 に重なるブロック 2 の輪は入りません。" in ja
+    # review-ja-51 11, 17: what the legend's 「ブロック 3 から」 points at (not 数える), in the legend's new words
+    assert "凡例の「ブロック 3 から」が指すのは同じ番号の点と重なる輪なので、点 3 に重なるブロック 2 の輪は入りません。" in ja
 
 
 def test_the_ja_lesson_says_bank_s_input_is_set_by_hand_as_fit_weights_keeps_it():
@@ -2209,10 +2210,11 @@ def test_ja_gelu_is_lowest_at_one_negative_input_and_returns_toward_zero_beyond_
     assert -0.8 < x[low] < -0.7 and -0.18 < y.min() < -0.16  # "ある負の入力で最も低くなり"
     near = x > -4  # (further out 1 + erf rounds to a few ulps)
     assert np.all(np.diff(y[near & (x <= x[low])]) < 0) and np.all(np.diff(y[x >= x[low]]) > 0)  # one turn only
-    assert abs(gelu(-8.0)) < 1e-12  # "それより負になると 0 に戻っていきます"
+    assert abs(gelu(-8.0)) < 1e-12  # "それより小さくなると再び 0 に近づきます"
     text = _lesson_section("ja", "why-expand", "ffn-residual")
     assert "GELU は負の入力を一律に 0 にはせず、小さな負の値を返します" in text and "より滑らかな GELU" not in text
-    assert "その値はある負の入力で最も低くなり、入力がそれより負になると 0 に戻っていきます" in text
+    # review-ja-51 9: natural wording, still lowest at one negative input and back toward 0 beyond it
+    assert "その値は入力がある負の値のときに最も小さくなり、入力がそれより小さくなると再び 0 に近づきます" in text
     assert "大きく負になるほど 0 に近づきます" not in text
 
 
@@ -2252,8 +2254,9 @@ def test_ja_the_walkthrough_tables_call_each_delta_a_correction():
 
     with (CONTENT / "ja" / "messages.po").open("rb") as f:
         catalog = read_po(f)
-    assert catalog["Δ of attention, block %(n)s"].string == "ブロック %(n)s のアテンションの修正 Δ"
-    assert catalog["Δ of the FFN, block %(n)s"].string == "ブロック %(n)s の FFN の修正 Δ"
+    # review-ja-51 20: shorter row headers (three lines at 390 px before); the step text still calls each Δ 修正
+    assert catalog["Δ of attention, block %(n)s"].string == "ブロック %(n)s・アテンションの Δ"
+    assert catalog["Δ of the FFN, block %(n)s"].string == "ブロック %(n)s・FFN の Δ"
 
 
 def test_step_2_says_the_extra_attention_on_river_is_not_what_moves_bank_not_that_river_plays_no_part():
@@ -2441,9 +2444,11 @@ def test_ja_xiong_s_gradient_result_is_analysis_at_initialisation_and_dropping_w
 def test_ja_rank_collapse_aside_names_the_ffn_s_lipschitz_constant():
     """ja transformer-block (r34 F2): Dong et al.'s condition is the FFN's Lipschitz constant, glossed."""
     text = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
-    assert "FFN のリプシッツ定数（入力の差を最大で何倍に広げうるか）で決まります" in text
+    # review-ja-51 3: the constant enters the bound with other factors; it does not alone decide the rate
+    assert "上界が 0 に近づく速さは FFN のリプシッツ定数（入力の差を最大で何倍に広げうるか）にも左右され" in text
+    assert "で決まります。この定数が大きければ" not in text
     # r49 C1: a small constant speeds the collapse; the body's FFN that shrinks differences agrees with the analysis
-    assert "1 より小さければかえって速くなります" in text and "Dong らの分析とも合っています" in text
+    assert "定数が大きいほど遅く、小さいほど速くなります" in text and "Dong らの分析とも合っています" in text
     assert "FFN はその速さを緩めうるだけ" not in text
 
 
@@ -2631,7 +2636,7 @@ def test_ja_residual_off_gives_the_answer_to_the_prediction_first():
     assert round(float(np.linalg.norm(last[s.tracked])), 1) == 0.4 and spread(last) < 1e-5
     section = _lesson_section("ja", "residual-off")
     # r40 (ja-40 1): the parameters are fitted by least squares to the lesson's numbers, not hand-set
-    answer = "::: details 答え\n本文の数値に合わせて求めたパラメーターでは、bank の長さは約 {{off:b6 length}} でゼロにはなりませんが、四つの語はほぼ同じベクトルになり、bank と river はもう見分けられません。"
+    answer = "::: details 答え\n本文の数値に合わせて求めたパラメーターでは、bank の長さは約 {{off:b6 length}} で 0 にはなりませんが、四つの語はほぼ同じベクトルになり、bank と river はもう見分けられません。"  # review-ja-51 7
     assert answer in section and section.index(answer) < section.index("残差接続を外すと、更新は")
 
 
@@ -2844,8 +2849,9 @@ def test_ja_block_3_s_right_bar_tops_the_diamond_by_the_triangle_inequality():
     x0, x3 = s.x0[s.tracked], s.traces["pre-on"].block_outputs()[2][s.tracked]
     assert np.linalg.norm(x0) + np.linalg.norm(x3 - x0) > np.linalg.norm(x3) + 0.5
     text = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
-    assert ("ブロック 3 の右の棒は、高さ {{on:b0 length}} の帯の上に {{on:b3 correction}} を積んで上端が {{on:b3 bound}} "
-            "になり、実際の長さ {{on:b3 length}} を示すひし形より上にあります") in text
+    # review-ja-51 8: the chain 「積んで上端が…になり」 untangled
+    assert ("ブロック 3 の右の棒では、高さ {{on:b0 length}} の帯に {{on:b3 correction}} を積んだ上端は {{on:b3 bound}} "
+            "で、実際の長さ {{on:b3 length}} を示すひし形より上にあります") in text
 
 
 def test_ja_one_name_for_the_point_after_block_1_and_most_as_the_ui_says():
@@ -2996,7 +3002,8 @@ def test_ja_r38_wording():
     assert "この例では、小さな FFN 自身が違いを縮め、崩壊を緩めずにむしろ後押ししています" in tb
     assert "（破線の枠はごく小さいので、拡大図で見てください）" in tb and "枠はほとんど見えません" not in tb
     assert "層正規化の詳細は次のレッスンの「[層正規化]" in tb
-    assert "より重要なのは、下部の折れ線グラフ" in tb and "もっと大事" not in tb
+    assert "それより大事なのは、下部の折れ線グラフ「四つの語はどれだけ離れているか」のほうです" in tb  # review-ja-51 5
+    assert "より重要なのは" not in tb and "もっと大事" not in tb
     # r44 B1, r45 B1: the summary names the residual's role in short (collapse without it)
     assert "残差接続を外すと、語は互いに見分けられなくなります（崩壊）。" in tb
 
@@ -3219,7 +3226,7 @@ def test_money_turns_bank_in_blocks_2_and_3_with_no_clear_lead_in_its_weights():
     # r44 B1 (ja-44 1, 8): block 1 first (the others offset money, so the even average is about 0), then blocks 2-3
     # (the others no longer offset money's pull); no こそ, no 最大の money への重み
     assert ("ほかの三つの語の出力値ベクトルは地理成分が正で、money の負の地理成分をほぼ打ち消します。"
-            "そのため重みが均等なら、アテンションの修正の地理成分はほぼゼロのはずですが") in text
+            "そのため重みが均等なら、アテンションの修正の地理成分はほぼ 0 のはずですが") in text  # review-ja-51 7
     assert "修正の地理成分を負にしているのは、money への重みの偏りです" in text and "こそ" not in text
     # r45 B2 (ja-45 1): block 2 still leans to money, by under 0.05 (no frame); the lean is no longer the main cause
     row = [float(w) for w in shown_row(values, "on:b2.attention weights")]
@@ -3448,3 +3455,62 @@ def test_zh_money_collapses_later_because_its_value_vector_lies_far_not_because_
     text = _lesson_section("zh", "residual-off")
     assert "各行给 money 的权重相差多少，和那句里各行给 river 的差不多，但 money 的输出值向量离得远" in text
     assert "#figure=attention&scenario=money-bank&residual=off&block=1" in text and "哪怕只差一点" not in text
+
+
+def test_ja_review_51_money_s_column_spreads_as_river_s_does_it_is_the_value_vectors_that_stand_apart():
+    """ja transformer-block, aside 発展：崩壊の細部 (review-ja-51 2): with money, the rows' weights on money differ
+    about as much as the rows' weights on river do in *by the river bank* (block 1, residual on, the attention
+    table's columns); what differs is how far money's output value vector lies from the others'."""
+    from builder.references import TraceValues
+
+    def column_and_values(name, word):
+        s = scenario(name)
+        step = s.traces["pre-on"].steps[0]  # block 1's attention
+        column = step.attention[:, s.tokens.index(word)]
+        return column.max() - column.min(), spread(step.normed @ s.weights.w_v @ s.weights.w_o)
+
+    (river_column, river_values), (money_column, money_values) = (column_and_values("river-bank", "river"),
+                                                                  column_and_values("money-bank", "money"))
+    assert money_column / river_column < 1.5 and river_column / money_column < 1.5  # "同じ程度"
+    assert money_values > 1.5 * river_values  # "money の出力値ベクトルは…大きく離れている"
+    both = TraceValues({"river-bank": scenario("river-bank"), "money-bank": scenario("money-bank")}, "river-bank", None)
+    shown = [float(both.resolve(ref)[0]) for ref in ("money-bank/on:b1.attention.values spread:.2",
+                                                     "on:b1.attention.values spread:.2")]
+    assert shown[0] > shown[1] and abs(shown[0] - money_values) < 0.006 and abs(shown[1] - river_values) < 0.006
+    tb = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
+    assert ("money への重みは行ごとに違いますが、その違いは *by the river bank*{lang=en} の river への重みの違いと"
+            "同じ程度です") in tb
+    assert ("違うのは出力値ベクトルのほうです。money の出力値ベクトルはほかの三つの語のものから大きく離れているので、"
+            "同じ程度の重みの違いでも、平均どうしが引き離されます。") in tb
+    assert "money への重みが行ごとに少し違うだけでも" not in tb
+
+
+def test_ja_review_51_wording():
+    """ja review-ja-51 1, 4, 6, 7, 10, 18, 19: Xiong's point does not depend on the depth, Liu's does; the
+    walkthrough frames a part of the bar chart only; しかし, not けれども, in expository prose; 0, not ゼロ, for values
+    and limits; two common placements; the meaning path's legend and summary."""
+    tb = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
+    fr = (CONTENT / "ja" / "ffn-residual.md").read_text(encoding="utf-8")
+    po = (CONTENT / "ja" / "messages.po").read_text(encoding="utf-8")
+    # 1: post-norm is unstable, cause debated; Xiong: large gradients near the output whatever the number of blocks
+    # (their bound does not depend on L); why it worsens with depth: Liu (amplification grows with the blocks)
+    text = _lesson_section("ja", "pre-vs-post", "ffn-residual")
+    assert "post-norm は訓練が不安定になりやすく、その原因については議論があります。" in text
+    assert "初期化の時点では、ブロック数によらず出力層に近いブロックのパラメーターの勾配が大きいため" in text
+    assert "ブロックが多いほど不安定になる理由については、Liu ら（2020）が" in text
+    assert "その増幅はブロックが多いほど大きくなるというのです" in text
+    assert "ブロックが多いほど訓練は不安定になりがちで" not in text
+    # 4: steps 1 and 2 frame the input column and the attention bar; the line chart is never framed
+    assert "そのステップに当たる部分が棒グラフの中で枠に囲まれます" in tb and "図の中で枠に囲まれます" not in tb
+    assert "下の 6 ステップの文章と棒グラフでオレンジの枠に囲まれ" in tb and "深さマップでオレンジの枠" not in tb
+    # 6, 7
+    assert "けれども" not in tb + fr
+    for text in (tb, fr):
+        assert "ゼロ" not in text.replace("ゼロ除算", "").replace("ゼロベクトル", "")
+    assert "ゼロ" not in po
+    # 10
+    assert "正規化の置き方のうち、よく使われる配置は二つです。" in fr and "主に二つ" not in fr
+    # 18, 19 (the ring legend, 17, is pinned in tests/test_ui_strings.py)
+    assert 'msgstr "道筋が重なる 2 文（選択中の文を含む）：%(titles)s"' in po and "うち一方を選択中" not in po
+    assert "%(titles)sでの %(token)s は（%(x)s %(xv)s、%(y)s %(yv)s）の位置に着きます。" in po
+    assert "%(y)s %(yv)s に着きます" not in po

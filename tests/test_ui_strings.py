@@ -290,7 +290,9 @@ def test_the_ja_other_sentences_legend_has_no_second_bracket_pair_and_the_bar_ca
     # r42 (ja-42 15): a whole sentence after the colon; its form 「（…）」 would bring back the second pair (r36)
     # review-ja-50 5, 20: the rings from block n on sit on the picked path's point of the same number (block 2's ring
     # lies on point 3, so the number alone misled); one sentence, no 。 inside an entry that has none at its end
-    assert meets == "%(titles)s：白抜きの輪で、ブロック %(n)s 以降の輪は選択中の例文の同じ番号の点に重なります"
+    # review-ja-51 17: four lines at 390 px; shorter, the rule in brackets after the colon (the colon still parts it
+    # from the title's own bracket pair)
+    assert meets == "%(titles)s：白抜きの輪（ブロック %(n)s からは同じ番号の点と重なる）"
     views = depth_map_views("ja")
     for key in ("river-bank|on|3", "river-bank|off|3"):
         caption = words(views[key]["twins"][1]["caption"])
