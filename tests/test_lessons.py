@@ -2515,7 +2515,7 @@ def test_ja_links_to_the_block_drawing_the_depth_map_and_money_block_1_land(real
     assert tb.css_first("figure#depth-map, #depth-map") is not None and ffn.css_first("#assemble") is not None
     tb_links = [a.attributes.get("href") for a in tb.css("article a")]
     assert "ffn-residual.html#assemble" in tb_links
-    assert "#figure=attention&scenario=money-bank&residual=on&block=1" in tb_links
+    assert "#figure=attention&scenario=money-bank&residual=off&block=1" in tb_links  # review-zh-51 17: block 1 is the same with it off, and the aside is about it off
     ffn_links = [a.attributes.get("href") for a in ffn.css("article table a")]
     assert "transformer-block.html#depth-map" in ffn_links
     text = (CONTENT / "ja" / "ffn-residual.md").read_text(encoding="utf-8")
