@@ -1869,7 +1869,7 @@ def test_money_block_1_point_is_the_ring_partly_over_point_3_from_the_lower_righ
     # 2's ring lies on point 3, not on point 2, so the text says why the legend does not count it
     assert np.linalg.norm(money[2, :2] - river[2, :2]) > 0.05 and np.linalg.norm(money[2, :2] - river[3, :2]) < 0.005
     # review-ja-51 11, 17: what the legend's 「ブロック 3 から」 points at (not 数える), in the legend's new words
-    assert "凡例の「ブロック 3 から」が指すのは同じ番号の点と重なる輪なので、点 3 に重なるブロック 2 の輪は入りません。" in ja
+    assert "凡例の「ブロック 3 以降」が指すのは、選択中の文の同じブロックの点と重なる輪なので、点 3 に重なるブロック 2 の輪は入りません。" in ja
 
 
 def test_the_ja_lesson_says_bank_s_input_is_set_by_hand_as_fit_weights_keeps_it():
@@ -2432,7 +2432,7 @@ def test_ja_xiong_s_gradient_result_is_analysis_at_initialisation_and_dropping_w
     # r40 (ja-40 3): Xiong et al. show these mainly by experiment (the hedge is no stronger than the paper)
     # r44 B2 (zh-44 2): the two points rest on the authors' informal extension of the argument and on experiments
     # review-ja-50 9: plain style, not nominal; still an informal extension plus experiments, not the theorem
-    assert ("次の二点は上の定理から導かれる結論ではなく、著者らが定理の議論を非公式に広げて考え、実験で観察したものです。pre-norm では各ブロックの勾配の大きさが"
+    assert ("次の二点は上の定理から導かれる結論ではなく、著者らが定理の議論を厳密な証明なしに推し広げ、実験で観察したものです。pre-norm では各ブロックの勾配の大きさが"
             "前のブロックでも後ろのブロックでもほぼ同じであること（post-norm では出力に近いブロックほど大きい）と、"
             "ウォームアップなしでも訓練できることです。") in text
     assert "正規化を通らずにつながっています。この配置では、積み重ねの後にもう一つ、最後の正規化を置きます。\n\n  Xiong" in text
@@ -2448,7 +2448,7 @@ def test_ja_rank_collapse_aside_names_the_ffn_s_lipschitz_constant():
     assert "上界が 0 に近づく速さは FFN のリプシッツ定数（入力の差を最大で何倍に広げうるか）にも左右され" in text
     assert "で決まります。この定数が大きければ" not in text
     # r49 C1: a small constant speeds the collapse; the body's FFN that shrinks differences agrees with the analysis
-    assert "定数が大きいほど遅く、小さいほど速くなります" in text and "Dong らの分析とも合っています" in text
+    assert "定数が大きいほど遅く、小さいほど速くなります" in text and "Dong らの分析（リプシッツ定数が小さいほど上界が速く 0 に近づく）とも矛盾しません" in text
     assert "FFN はその速さを緩めうるだけ" not in text
 
 
@@ -3233,7 +3233,7 @@ def test_money_turns_bank_in_blocks_2_and_3_with_no_clear_lead_in_its_weights():
     assert row.index(max(row)) == 0 and max(row) - sorted(row)[-2] < 0.05  # money (token 0) is still the largest
     assert ("ブロック 2 でも bank の最大の重みは money に向きますが、2 番目との差は $0.05$ 未満で、図では枠が付きません。"
             "それでも地理成分は再び下がり、その主な原因はもう重みの偏りではありません。ほかの語はブロック 1 で money の情報を取り込んだので、"
-            "その出力値ベクトルはもう、bank を money の側へ引っ張る効果を打ち消さないからです。") in text  # review-ja-50 6
+            "その出力値ベクトルは、bank を money の側へ引っ張る効果をもう打ち消さないからです。") in text  # review-ja-50 6
     assert "money の引き" not in text and "その引き" not in text
     assert "目立つ偏りはありません" not in text and "偏りがなくても" not in text
     assert text.index("ほぼ打ち消します。") < text.index("ブロック 2 でも bank の最大の重みは money に向きます")
@@ -3511,6 +3511,6 @@ def test_ja_review_51_wording():
     # 10
     assert "正規化の置き方のうち、よく使われる配置は二つです。" in fr and "主に二つ" not in fr
     # 18, 19 (the ring legend, 17, is pinned in tests/test_ui_strings.py)
-    assert 'msgstr "道筋が重なる 2 文（選択中の文を含む）：%(titles)s"' in po and "うち一方を選択中" not in po
+    assert 'msgstr "同じ道筋を通る 2 文（選択中の文を含む）：%(titles)s"' in po and "うち一方を選択中" not in po
     assert "%(titles)sでの %(token)s は（%(x)s %(xv)s、%(y)s %(yv)s）の位置に着きます。" in po
     assert "%(y)s %(yv)s に着きます" not in po
