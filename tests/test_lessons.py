@@ -3278,7 +3278,7 @@ def test_zh_r45_geography_at_block_ends_the_off_diamonds_dong_and_w_o():
     text = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
     answers = _lesson_section("zh", "self-check")
     assert "块 1 的前馈网络又把地理维抬回略高于输入，所以按各块之后的值看，地理维从块 2 起才下降" in answers  # review-zh-50 10
-    assert "残差连接能避免这种坍缩（上界不再随深度趋于 0）" in text and "残差连接能阻止" not in text
+    assert "加上残差连接，这个上界就不再成立，而且有无数组参数能让输出不发生坍缩" in text and "残差连接能阻止" not in text
     assert "它标出残差流的真实长度 $\\lVert x \\rVert$（“输入”一栏没有菱形，看色带的高度）" in text
     assert "刻度没变（开、关两种状态共用一套刻度，菱形才能直接比较），柱子都很矮，窄屏上更难看清" in text  # review-zh-51 18 and "窄屏上这些柱子都很矮" not in text
     assert "（窄屏上三者叠成一团，可看“显示数值表”）" in text
