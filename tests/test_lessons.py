@@ -3005,7 +3005,7 @@ def test_ja_r38_wording():
     assert "それより大事なのは、下部の折れ線グラフ「四つの語はどれだけ離れているか」のほうです" in tb  # review-ja-51 5
     assert "より重要なのは" not in tb and "もっと大事" not in tb
     # r44 B1, r45 B1: the summary names the residual's role in short (collapse without it)
-    assert "残差接続を外すと、語は互いに見分けられなくなります（崩壊）。" in tb
+    assert "残差接続を外すと、語はほぼ見分けられなくなります（崩壊）。" in tb
 
 
 def test_ja_r39_sqrt_d_at_first_use_the_base_c_and_the_number_over_a_block():
