@@ -1779,7 +1779,7 @@ def test_by_the_river_river_s_output_value_vector_is_not_the_largest_in_geograph
     river = values[s.tokens.index("river"), geography]
     assert river < values[s.tokens.index("by"), geography] and river < values[s.tokens.index("the"), geography]
     zh = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
-    assert "而且 river 的输出值向量在地理维上并不是最大的，by 和 the 的都更大。" in zh  # review-zh-38 10
+    assert "river 的输出值向量在地理维上并不是最大的，by 和 the 的都更大。" in zh  # review-zh-38 10
 
 
 @pytest.mark.parametrize("lang", ["zh", "ja"])
@@ -3056,7 +3056,7 @@ def test_zh_without_the_final_norm_logits_grow_with_the_stream_and_softmax_sharp
     assert np.array_equal(np.argsort(2 * logits), np.argsort(logits))
     text = _lesson_section("zh", "two-updates")
     assert "只有方向不变时（且输出层不带偏置），残差流长一倍，logits 才正好大一倍；这时各 token 的排序不变，softmax 给出的分布却更尖" in text  # r43 B5
-    assert "于是，输出分布有多尖，就不只取决于内容，还受残差流长度的影响（本例中长度随块数一路增长）" in text  # zh-42 3, zh-44 4
+    assert "于是，输出分布的尖锐程度就不只取决于内容，还受残差流长度的影响（本例中长度随块数一路增长）" in text  # zh-42 3, zh-44 4
     assert "取决于叠了几个块" not in text
     answers = _lesson_section("zh", "self-check")
     # r45 B4 (review-zh-45 1): the answer keeps line 58's condition, the direction unchanged
@@ -3390,7 +3390,7 @@ def test_zh_round_50_wording():
     assert "秩不超过 1 的一种特殊矩阵" in tb and "$c = 0$ 时它是零矩阵，秩为 0" in tb and "一种特殊的秩 1 矩阵" not in tb
     assert "秩为 1 并不要求各行相同（各行只需是同一个向量的倍数）" in tb
     # zh-50 9, 14; ja-50 2
-    assert "最常见的是两种结构（此外还有别的放法）：一种放在残差相加之后，直接作用于残差流；另一种放在每个子层之前" in ffn
+    assert "最常见的是两种结构（此外还有其他放置方式）：一种放在残差相加之后，直接作用于残差流；另一种放在每个子层之前" in ffn
     questions = ffn[ffn.index("## 两课复习"):ffn.index("::: details 参考答案")]
     assert "它的长度又为什么停在 {{off:b6 length}} 左右（选做）？" in questions  # review-zh-51 13 and "深入一步：坍缩的细节" in questions
     assert "在上一课的例子里，pre-norm 的残差流逐块变长" in questions and "越来越长" not in questions
@@ -3499,7 +3499,7 @@ def test_ja_review_51_wording():
     assert "post-norm は訓練が不安定になりやすく、その原因については議論があります。" in text
     assert "初期化の時点では、ブロック数によらず出力層に近いブロックのパラメーターの勾配が大きいため" in text
     assert "ブロックが多いほど不安定になる理由については、Liu ら（2020）が" in text
-    assert "その増幅はブロックが多いほど大きくなるというのです" in text
+    assert "その増幅はブロックが多いほど大きくなると論じています" in text
     assert "ブロックが多いほど訓練は不安定になりがちで" not in text
     # 4: steps 1 and 2 frame the input column and the attention bar; the line chart is never framed
     assert "そのステップに当たる部分が棒グラフの中で枠に囲まれます" in tb and "図の中で枠に囲まれます" not in tb
