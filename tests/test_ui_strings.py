@@ -256,6 +256,30 @@ def test_with_the_residual_off_the_walkthrough_rows_name_each_sublayers_result_a
     assert off_sum[0] == head("Output of the FFN, block %(n)s", 3)
 
 
+@pytest.mark.parametrize("lang", LANGS)
+def test_with_the_residual_off_the_walkthrough_rows_do_not_read_as_a_sum(lang):
+    """Off, stream before + output ≠ stream after (0.70 + 0.25 ≠ 0.25 in ja-54 7): the first row says the stream
+    is replaced and the last that it is the output, in every sublayer step and in the last step; on, they keep
+    the names of a sum."""
+    from babel.messages.pofile import read_po
+
+    from conftest import CONTENT
+
+    with open(CONTENT / lang / "messages.po", "rb") as po:
+        catalog = read_po(po)
+    name = {m: words(catalog[m].string).replace("\xa0", " ") for m in ("Stream before", "Stream before (replaced)",
+                                                                       "Stream x", "Stream x = Δ")}
+    views = depth_map_views(lang)
+    for depth in (1, 3, 6):
+        for n, step in enumerate(views[f"river-bank|off|{depth}"]["steps"][1:], 1):
+            heads = [words(r[0]).replace("\xa0", " ") for r in step["rows"]]
+            if n < len(views[f"river-bank|off|{depth}"]["steps"]) - 1:
+                assert heads[0] == name["Stream before (replaced)"], (depth, n, heads)
+            assert heads[-1] == name["Stream x = Δ"] and name["Stream x"] not in heads, (depth, n, heads)
+        on = [words(r[0]).replace("\xa0", " ") for r in views[f"river-bank|on|{depth}"]["steps"][1]["rows"]]
+        assert on[0] == name["Stream before"] and on[-1] == name["Stream x"]
+
+
 def test_the_zh_off_axis_title_and_the_lesson_name_the_input_bar_as_x0_not_delta():
     """r35 B2 (review-zh-35b 3, 21): with the residual off the input bar is ‖x₀‖, no sublayer's ‖Δ‖: the y-axis
     title says so, and the lesson quotes the title as the chart shows it; the band stays in the input column (B3)."""

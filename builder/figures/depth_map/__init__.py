@@ -72,6 +72,9 @@ LABELS = {
     "measure_off": N_("‖Δ‖"),
     "stream": N_("Stream x"),
     "stream_before": N_("Stream before"),
+    # with the residual off the rows are not a sum: the stream before is replaced, the stream after is the output
+    "stream_before_off": N_("Stream before (replaced)"),
+    "stream_off": N_("Stream x = Δ"),
     "correction_attention": N_("Δ of attention, block %(n)s"),
     "correction_ffn": N_("Δ of the FFN, block %(n)s"),
     # with the residual off a sublayer's result replaces the stream: it is an output, not a correction added to it
@@ -301,15 +304,15 @@ def _readout(ctx: FigureContext, scenario, run, residual, depth, step) -> dict:
             notes.append(ctx.t("sum_note", depth=depth, count=2 * depth))
         else:
             sublayer_row(steps[2 * depth - 1])
-            row(ctx.t("stream"), steps[2 * depth - 1].after[t])
+            row(ctx.t("stream_off"), steps[2 * depth - 1].after[t])
             notes.append(ctx.t("sum_off_note"))
     else:
         first = 2 * (step.block - 1) + (1 if step.sublayer == "ffn" else 0)
         chosen = steps[first: first + 1] if step.sublayer else steps[first: first + 2]
-        row(ctx.t("stream_before"), chosen[0].before[t])
+        row(ctx.t("stream_before" if residual else "stream_before_off"), chosen[0].before[t])
         for s in chosen:
             sublayer_row(s)
-        row(ctx.t("stream"), chosen[-1].after[t])
+        row(ctx.t("stream" if residual else "stream_off"), chosen[-1].after[t])
         if chosen[0].attention is not None and step.sublayer == "attention":
             attention = {"caption": ctx.t("attention_caption", token=scenario.tokens[t], n=step.block),
                          "tokens": list(scenario.tokens), "weights": [ctx.num(w) for w in chosen[0].attention[t]]}
