@@ -2269,7 +2269,8 @@ def test_step_2_says_the_extra_attention_on_river_is_not_what_moves_bank_not_tha
     assert np.abs(even - step.delta[s.tracked]).max() < 0.05
     text = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
     # review-zh-41 12: step 2 ends on the comparison and one pointer; the why is in #second-sense
-    assert "和实际的修正量几乎一样（原因见“[同一个块，另一种意思](#second-sense)”）。\n3. " in text
+    # review-zh-54 12: one clause says early that the parameters themselves push bank to geography, money is the context
+    assert "和实际的修正量几乎一样：把 bank 推向地理的是这套参数本身，真正起作用的语境是另一个例句里的 money（见“[同一个块，另一种意思](#second-sense)”）。\n3. " in text
     assert "bank 向地理方向移动，并不靠它多分给 river 的那点注意力权重。" in text  # review-zh-35a 3.3
     assert "并不是 river 拉过去的" not in text and "朝地理走并不靠 river。" not in text
 
@@ -2969,8 +2970,10 @@ def test_zh_in_block_1_the_ffn_itself_compresses_the_differences_after_the_norm_
     # review-zh-40 3.1: the forward pointer names the box
     # r49 C1: Dong et al.'s bound is slowed by a large Lipschitz constant and sped up by a small one, so an FFN that
     # shrinks differences speeding collapse agrees with their analysis; the text no longer sets the two against each other
-    assert text.index("按 Dong 等人的分析（见下面的“深入一步”），前馈网络能不能减缓坍缩，要看它会不会把输入之间的差别放大") < text.index("Dong 等人（2021）分析过")
-    assert "这和他们的分析并不矛盾" in text and "恰恰相反" not in text
+    # fixer-zh-55 5b (parity with review-ja-54 4): an upper bound proves no speed; the FFN goes the way of the bound's form
+    assert text.index("按 Dong 等人的分析（见下面的“深入一步”），前馈网络放大输入差别的最大倍数越小，他们给出的上界趋于 0 就越快") < text.index("Dong 等人（2021）分析过")
+    assert "与上界的这一形式相符，但上界证明不了坍缩实际有多快" in text and "恰恰相反" not in text
+    assert "前馈网络减缓坍缩" not in text and "起的是加快坍缩的作用" not in text
     assert "常数小于 1，上界反而趋于 0 得更快" in text
 
 
@@ -3154,7 +3157,8 @@ def test_zh_says_blocks_2_and_3_have_no_clear_lead_yet_the_even_average_already_
     assert len(summary) <= 105 and "输出值向量" not in summary and "金融成分" not in summary, len(summary)
     assert "抵消" not in summary and summary.count("。") <= 3
     assert all(sentence.count("：") < 2 for sentence in summary.split("。"))
-    assert "pre-norm 块怎样分两次更新残差流" in summary and "为什么同一套参数不靠 river 也把 bank 推向地理，在 money in the bank 里却把它拉向金融" in summary  # review-zh-53 3.1  # review-zh-50 1: river is not the cause
+    # review-zh-54 3: less cryptic on the index card (no bare 不靠 river, no bare example sentence)
+    assert "pre-norm 块怎样分两次更新残差流" in summary and "为什么同一套参数即使句中没有 river 也把 bank 推向地理（河岸），句中有 money 时才把它拉向金融（银行）" in summary  # review-zh-53 3.1  # review-zh-50 1: river is not the cause
     assert "关掉残差连接，各词为什么几乎无法区分（坍缩）" in summary  # review-zh-53 1.1: nearly, as the body says  # review-zh-51 9: 关掉 and 为什么, as the body says
     assert "不再抵消 money 的输出值向量，即使把权重均分，修正量的地理维也是负的" in _lesson_section("zh", "self-check")
     from builder.figures.attention import CLEAR_LEAD
