@@ -3081,6 +3081,7 @@ def test_zh_round_40_wording():
     # zh-41 14 / r49 C10: the entry keeps to one line at 390 px (measured in test_browser's
     # test_zh_depth_map_legend_entries_each_keep_to_one_line_on_a_phone; 23 characters were the most that fit).
     assert len(legend) <= 23 and "‖x‖" in legend and "＝" not in legend and "右柱" not in legend
+    assert "（块上方的数字是" in legend  # review-zh-54 15: the bracket has its subject
     aside = ffn[ffn.index("::: aside 深入一步：bank 身份维为什么变小"):]
     aside = aside[:aside.index("\n:::\n")]
     paragraphs = aside.split("\n\n")
