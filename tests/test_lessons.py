@@ -3350,7 +3350,7 @@ def test_the_claim_that_causal_decoders_learn_some_word_order_without_positions_
     assert "https://arxiv.org/abs/2203.16634" in references and cite.replace("（2022）", "（2022）：") in references
 
 
-@pytest.mark.parametrize("lang,said", [("zh", "每块都是向右走得多、向下走得少"), ("ja", "どのブロックでも、下より右へ大きく動きます")])
+@pytest.mark.parametrize("lang,said", [("zh", "每块都是向右移得多、向下移得少"), ("ja", "どのブロックでも、下より右へ大きく動きます")])  # fixer-zh-55: zh 移, not the colloquial 走
 def test_river_bank_s_path_goes_right_more_than_down_in_every_block(lang, said):
     """r49 C6: 'down and to the right' read as a diagonal; in each of blocks 1-3 (residual on) bank's geography grows
     by more than its finance falls, and the text says so."""
@@ -3504,3 +3504,16 @@ def test_ja_review_51_wording():
     assert 'msgstr "同じ道筋を通る 2 文（選択中の文を含む）：%(titles)s"' in po and "うち一方を選択中" not in po
     assert "%(titles)sでの %(token)s は（%(x)s %(xv)s、%(y)s %(yv)s）の位置に着きます。" in po
     assert "%(y)s %(yv)s に着きます" not in po
+
+
+def test_zh_round_55_wording():
+    """fixer-zh-55 (review-zh-54 and parity with review-ja-54): layer norm's same-scale inputs are thought to help
+    training stability (one hedged cause, not a certain one); the band is named as it looks (light slate grey-blue);
+    lengths 增大, not the colloquial verb 长; the parameters' directions and speeds are this example's own."""
+    tb = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
+    ffn = (CONTENT / "zh" / "ffn-residual.md").read_text(encoding="utf-8")
+    po = (CONTENT / "zh" / "messages.po").read_text(encoding="utf-8")
+    assert "每个子层读到的输入因此尺度一致，一般认为这有助于训练稳定。" in ffn and "训练也往往因此更稳" not in ffn
+    assert "浅灰蓝色色带的高度是输入" in tb and '"浅灰蓝色的色带是输入的长度' in po
+    assert not re.search(r"(?<![增延])长(到|得快)", ffn + tb)
+    assert "下面看到的变化方向和快慢只属于本例，并非 Transformer 的普遍性质" in tb
