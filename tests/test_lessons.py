@@ -1869,7 +1869,8 @@ def test_money_block_1_point_is_the_ring_partly_over_point_3_from_the_lower_righ
     # 2's ring lies on point 3, not on point 2, so the text says why the legend does not count it
     assert np.linalg.norm(money[2, :2] - river[2, :2]) > 0.05 and np.linalg.norm(money[2, :2] - river[3, :2]) < 0.005
     # review-ja-51 11, 17: what the legend's 「ブロック 3 から」 points at (not 数える), in the legend's new words
-    assert "凡例の「ブロック 3 以降」が指すのは、選択中の文の同じブロックの点と重なる輪なので、点 3 に重なるブロック 2 の輪は入りません。" in ja
+    # review-ja-54 14, 18: the sentence explaining the legend is gone; the legend explains itself (point 3 on)
+    assert "凡例の「ブロック 3 以降」" not in ja
 
 
 def test_the_ja_lesson_says_bank_s_input_is_set_by_hand_as_fit_weights_keeps_it():
@@ -2214,7 +2215,8 @@ def test_ja_gelu_is_lowest_at_one_negative_input_and_returns_toward_zero_beyond_
     text = _lesson_section("ja", "why-expand", "ffn-residual")
     assert "GELU は負の入力を一律に 0 にはせず、小さな負の値を返します" in text and "より滑らかな GELU" not in text
     # review-ja-51 9: natural wording, still lowest at one negative input and back toward 0 beyond it
-    assert "その値は入力がある負の値のときに最も小さくなり、入力がそれより小さくなると再び 0 に近づきます" in text
+    # review-ja-54 5: the minimum in figures (math, not trace values), checked above: x ≈ -0.75, about -0.17
+    assert "その値は $x \\approx -0.75$ で最小（約 $-0.17$）になり、$x$ がそれより小さくなると再び 0 に近づきます" in text
     assert "大きく負になるほど 0 に近づきます" not in text
 
 
@@ -2355,7 +2357,8 @@ def test_ja_summary_names_what_the_three_sentences_show_and_no_more():
     # r50: the sentence names money in the bank (river is not the cause), so 135 characters
     assert len(summary) <= 135 and "出力値ベクトル" not in summary and "負の側" not in summary
     assert "打ち消" not in summary and "金融成分" not in summary and "その引き" not in summary
-    assert "残差ストリームを 1 ブロックにつき 2 回更新します" in summary
+    # review-ja-54 9: ブロック once in the first sentence
+    assert "pre-norm の Transformer ブロックは残差ストリームを 2 回更新します" in summary and "1 ブロックにつき" not in summary
     assert "同じパラメーターで、bank は river なしでも地理へ、money in the bank では金融へ動きます" in summary  # r50: river is not the cause
     assert "残差接続を外すと、語はほぼ見分けられなくなります（崩壊）" in summary  # review-zh-53 1.1 (ja too): nearly
 
@@ -2449,7 +2452,9 @@ def test_ja_rank_collapse_aside_names_the_ffn_s_lipschitz_constant():
     assert "上界が 0 に近づく速さは FFN のリプシッツ定数（入力の差を最大で何倍に広げうるか）にも左右され" in text
     assert "で決まります。この定数が大きければ" not in text
     # r49 C1: a small constant speeds the collapse; the body's FFN that shrinks differences agrees with the analysis
-    assert "定数が大きいほど遅く、小さいほど速くなります" in text and "Dong らの分析（リプシッツ定数が小さいほど上界が速く 0 に近づく）とも矛盾しません" in text
+    # review-ja-54 4: an upper bound: the body's FFN goes the same way as the bound's form, which proves no speed
+    assert "定数が大きいほど遅く、小さいほど速くなります" in text and "Dong らの上界の形（リプシッツ定数が小さいほど上界が速く 0 に近づく）と同じ向きです。ただし上界なので、崩壊の速さの証明にはなりません。" in text
+    assert "とも矛盾しません" not in text
     assert "FFN はその速さを緩めうるだけ" not in text
 
 
@@ -2736,7 +2741,7 @@ def test_ja_names_the_residual_on_bars_colours_and_the_changed_axis_title():
     assert "左の薄い緑の棒はアテンションの後の、右の濃い緑の棒は FFN の後の" in text and "後で示します" not in text
     assert "縦軸は見出しが変わりますが、目盛りはオンのときと同じです" in _lesson_section("ja", "residual-off")
     po = (CONTENT / "ja" / "messages.po").read_text(encoding="utf-8")
-    assert 'msgstr "棒の高さ：‖Δ‖ = ‖x‖（入力は ‖x₀‖）"' in po
+    assert 'msgstr "棒の高さ：出力の長さ ‖Δ‖ = ‖x‖"' in po  # review-ja-54 27: a label, not only a formula
     # r45 ja-45 16 and B10: the caption says "の後の値", and states the triangle inequality as the formula
     assert "左はアテンションの後の値、右は FFN " in po and "の後で示します。ひし形" not in po
     assert "‖x‖ ≤ ‖x₀‖ + ‖x − x₀‖（三角不等式）なので、積み上げた高さは実際の長さの上限にすぎません" in po
@@ -2944,7 +2949,9 @@ def test_ja_r37_wording():
     tb = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
     po = (CONTENT / "ja" / "messages.po").read_text(encoding="utf-8")
     # r38 (ja-38 4): 「数値の表を表示する」 is at the very bottom, so the line chart is in the lower part
-    assert "深さマップの下部、「一歩ずつ見る」の下にある折れ線グラフは" in tb and "深さマップのいちばん下" not in tb
+    # review-ja-54 15: the order of the three parts, said once
+    assert "深さマップは上から棒グラフ、「一歩ずつ見る」、折れ線グラフの順に並びます。" in tb and "深さマップのいちばん下" not in tb
+    assert "棒グラフと折れ線グラフのあいだ" not in tb
     assert "このパラメーターでは" not in tb
     assert "各サブレイヤーが読むのは長さのそろった正規化したコピーなので、ある出力が短くても" in tb
     assert "ブロック通" not in po and "ブロックを通すと" in po
@@ -3330,7 +3337,7 @@ def test_zh_the_block_1_stream_s_sigmas_are_below_1_so_its_normed_copies_lie_fur
 
 @pytest.mark.parametrize("lang,asides,skippable", [
     ("zh", "“深入一步”的框", "初读时可以跳过，正文不靠它们也读得通"),
-    ("ja", "発展の囲み", "初めて読むときは飛ばしても、本文はそのまま読み進められます"),
+    ("ja", "発展コラム", "初めて読むときは飛ばしても、本文はそのまま読み進められます"),  # review-ja-54 11
 ])
 def test_the_prerequisites_say_the_advanced_asides_can_be_skipped_on_a_first_reading(lang, asides, skippable):
     """r49 C9: the asides ask for partial derivatives, Jacobians and rank; the paragraph that lists what a reader needs
@@ -3423,8 +3430,10 @@ def test_ja_50_review_items_in_both_lessons():
     assert not np.isclose(np.linalg.norm(steps[2].after[s.tracked] - x0), np.linalg.norm(steps[2].delta[s.tracked]))
     row = lambda part: next(line for line in ffn.splitlines() if line.startswith(f"| {part} |"))
     # (in words: the formula would not break and the table would scroll sideways on a phone)
-    assert "アテンションの後の $x_0$ からの距離（それまでの修正の累積）で、アテンションの修正そのものは描かれない" in row("アテンション")
-    assert "FFN の後の $x_0$ からの距離（それまでの修正の累積）で、FFN の修正そのものは描かれない" in row("FFN")
+    # review-ja-54 21: shorter cells, still cumulative; the paragraph under the table says the rest
+    assert "の各ブロックの左の棒（オンでは修正の累積による $x_0$ からの距離。表の下を参照）" in row("アテンション")
+    assert "各ブロックの右の棒（読み方は左の棒と同じ）" in row("FFN")
+    assert "それまでの修正すべての累積で、そのサブレイヤー単独の寄与ではありません" in ffn
     # ja-50 7: the code's norm is layer normalisation, not np.linalg.norm
     for text in (tb, ffn):
         assert "層正規化：各行から平均を引き、標準偏差で割る" in text and "ベクトルの長さを返す np.linalg.norm とは別物" in text
@@ -3501,7 +3510,8 @@ def test_ja_review_51_wording():
     # 10
     assert "正規化の置き方のうち、よく使われる配置は二つです。" in fr and "主に二つ" not in fr
     # 18, 19 (the ring legend, 17, is pinned in tests/test_ui_strings.py)
-    assert 'msgstr "同じ道筋を通る 2 文（選択中の文を含む）：%(titles)s"' in po and "うち一方を選択中" not in po
+    # review-ja-54 26: the titles, then what the entry is (the titles alone take two lines at 390 px)
+    assert 'msgstr "%(titles)s：同じ道筋（選択中）"' in po and "うち一方を選択中" not in po
     assert "%(titles)sでの %(token)s は（%(x)s %(xv)s、%(y)s %(yv)s）の位置に着きます。" in po
     assert "%(y)s %(yv)s に着きます" not in po
 

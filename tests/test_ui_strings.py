@@ -316,7 +316,8 @@ def test_the_ja_other_sentences_legend_has_no_second_bracket_pair_and_the_bar_ca
     # lies on point 3, so the number alone misled); one sentence, no 。 inside an entry that has none at its end
     # review-ja-51 17: four lines at 390 px; shorter, the rule in brackets after the colon (the colon still parts it
     # from the title's own bracket pair)
-    assert meets == "%(titles)s：白抜きの輪（ブロック %(n)s 以降は、選択中の文の同じブロックの点と重なる）"  # review-ja-52 16
+    # review-ja-54 23: a legend, two lines at 390 px: the rings lie on the picked path's points from point n on
+    assert meets == "%(titles)s：白抜きの輪（点 %(n)s から重なる）"
     views = depth_map_views("ja")
     for key in ("river-bank|on|3", "river-bank|off|3"):
         caption = words(views[key]["twins"][1]["caption"])
