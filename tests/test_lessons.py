@@ -2713,7 +2713,8 @@ def test_ja_norm_compare_s_one_control_draws_blocks_1_to_n_and_has_no_input_poin
     data = json.loads((real_site / "data" / "river-bank.json").read_text(encoding="utf-8"))
     assert round(float(np.linalg.norm(np.array(data["x0"])[data["tracked"]])), 1) == 1.1
     text = (CONTENT / "ja" / "ffn-residual.md").read_text(encoding="utf-8")
-    assert "2 本の線を何ブロック目まで描くかを 1〜6 から選べます（既定は 6）。変えられるのは深さだけで、線の形は変わらず、描く範囲が変わるだけです。" in text
+    # review-ja-54 copy-edit: one だけ, not two in one sentence
+    assert "2 本の線を何ブロック目まで描くかを 1〜6 から選べます（既定は 6）。変えられるのは深さだけで、線の形はそのままに、描く範囲が変わります。" in text
     assert "入力の長さは {{on:b0 length}}（グラフにはこの点がありません）" in text
     assert "長さは入力の {{on:b0 length}} から、ブロック 1 の後には約 {{post:b1 length}} になり" in text  # not a rise "in block 1"
     assert "ブロック 1 で長さが" not in text
