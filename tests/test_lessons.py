@@ -3528,3 +3528,33 @@ def test_zh_round_55_wording():
     assert "浅灰蓝色色带的高度是输入" in tb and '"浅灰蓝色的色带是输入的长度' in po
     assert not re.search(r"(?<![增延])长(到|得快)", ffn + tb)
     assert "下面看到的变化方向和快慢只属于本例，并非 Transformer 的普遍性质" in tb
+
+
+def test_the_attention_bar_is_the_lighter_one_in_both_themes_as_the_lessons_say():
+    """The lessons call the attention bar light green (light red off) and the FFN bar dark green (dark red): the
+    colours keep that order in the dark theme too, which had them the other way round (fixer-zh-55), and each
+    stays visible on its background (3:1, a graphical object's contrast)."""
+    import re
+
+    from conftest import ROOT
+
+    def luminance(hex_colour):
+        channels = [int(hex_colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+        r, g, b = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+    def contrast(a, b):
+        high, low = sorted((luminance(a), luminance(b)), reverse=True)
+        return (high + 0.05) / (low + 0.05)
+
+    css = (ROOT / "builder" / "figures" / "depth_map" / "figure.css").read_text(encoding="utf-8")
+    light, dark = css.split("prefers-color-scheme: dark")
+    for theme, background in ((light, "#ffffff"), (dark, "#0d1117")):
+        colour = dict(re.findall(r"--mark-([a-z-]+):\s*(#[0-9a-f]{6})", theme))
+        for state in ("on", "off"):
+            attention, ffn = colour[f"bar-attention-{state}"], colour[f"bar-ffn-{state}"]
+            assert luminance(attention) > 1.5 * luminance(ffn), (state, attention, ffn)
+            assert contrast(ffn, background) >= 3 and contrast(attention, background) >= 1.5, (state, background)
+    for lang, light_on, dark_on in (("zh", "浅绿", "深绿"), ("ja", "薄い緑", "濃い緑")):
+        lesson = (ROOT / "content" / lang / "transformer-block.md").read_text(encoding="utf-8")
+        assert lesson.index(light_on) < lesson.index(dark_on)  # named in the bars' order: attention, then FFN
