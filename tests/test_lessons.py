@@ -2957,7 +2957,8 @@ def test_ja_r37_wording():
     assert "各サブレイヤーが読むのは長さのそろった正規化したコピーなので、ある出力が短くても" in tb
     assert "ブロック通" not in po and "ブロックを通すと" in po
     assert 'msgstr "測った時点"' in po and "測った場所" not in po
-    assert 'msgstr "ブロック %(n)s のアテンションの出力 Δ"' in po and 'msgstr "ブロック %(n)s の FFN の出力 Δ"' in po
+    # off, a sublayer's Δ is its output (r37); in the on rows' ブロック n・ form since review-ja-54 24
+    assert 'msgstr "ブロック %(n)s・アテンションの出力 Δ"' in po and 'msgstr "ブロック %(n)s・FFN の出力 Δ"' in po
 
 
 # round 38, zh (review-zh-38, r38 decisions)
