@@ -2359,7 +2359,8 @@ def test_ja_summary_names_what_the_three_sentences_show_and_no_more():
     assert "打ち消" not in summary and "金融成分" not in summary and "その引き" not in summary
     # review-ja-54 9: ブロック once in the first sentence
     assert "pre-norm の Transformer ブロックは残差ストリームを 2 回更新します" in summary and "1 ブロックにつき" not in summary
-    assert "同じパラメーターで、bank は river なしでも地理へ、money in the bank では金融へ動きます" in summary  # r50: river is not the cause
+    # r50: river is not the cause; review-ja-55 1, 6: the example's behaviour, the sentence quoted
+    assert "この例では、bank は river がなくても地理へ、「money in the bank」では金融へ動きます" in summary
     assert "残差接続を外すと、語はほぼ見分けられなくなります（崩壊）" in summary  # review-zh-53 1.1 (ja too): nearly
 
 
@@ -2731,7 +2732,7 @@ def test_ja_the_correction_lengths_liu_s_example_quotes_are_the_sum_step_s_delta
     assert len(s.x0[s.tracked]) == 4
     # r40 (ja-40 4): no figure draws the lengths, so the text prints them
     section = _lesson_section("ja", "pre-vs-post", "ffn-residual")
-    assert "FFN の修正はずっと {{on:b1.ffn length}} 前後です。修正の長さはどの図にも描かれないので、ここに数字で示しました。" in section
+    assert "FFN の修正はずっと {{on:b1.ffn length}} 前後です。残差接続オンのときの修正の長さはどの図にも描かれないので、ここに数字で示しました。"  # review-ja-55 4: off, the bars are ‖Δ‖ in section
 
 
 def test_ja_names_the_residual_on_bars_colours_and_the_changed_axis_title():
