@@ -2454,7 +2454,7 @@ def test_ja_rank_collapse_aside_names_the_ffn_s_lipschitz_constant():
     assert "で決まります。この定数が大きければ" not in text
     # r49 C1: a small constant speeds the collapse; the body's FFN that shrinks differences agrees with the analysis
     # review-ja-54 4: an upper bound: the body's FFN goes the same way as the bound's form, which proves no speed
-    assert "定数が大きいほど遅く、小さいほど速くなります" in text and "Dong らの上界の形（リプシッツ定数が小さいほど上界が速く 0 に近づく）と同じ向きです。ただし上界なので、崩壊の速さの証明にはなりません。" in text
+    assert "定数が大きいほど遅く、小さいほど速くなります" in text and "Dong らの上界の形（FFN が入力の差を広げうる最大の倍率が小さいほど、上界は速く 0 に近づく）と同じ向きです。ただし上界なので、崩壊の速さの証明にはなりません。" in text  # review-ja-55 14: glossed where the body uses it
     assert "とも矛盾しません" not in text
     assert "FFN はその速さを緩めうるだけ" not in text
 
