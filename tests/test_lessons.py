@@ -3560,3 +3560,17 @@ def test_the_attention_bar_is_the_lighter_one_in_both_themes_as_the_lessons_say(
     for lang, light_on, dark_on in (("zh", "浅绿", "深绿"), ("ja", "薄い緑", "濃い緑")):
         lesson = (ROOT / "content" / lang / "transformer-block.md").read_text(encoding="utf-8")
         assert lesson.index(light_on) < lesson.index(dark_on)  # named in the bars' order: attention, then FFN
+
+
+@pytest.mark.parametrize("lang", ["zh", "ja"])
+def test_the_post_norm_section_draws_post_norm_beside_the_pre_norm_drawing(lang):
+    """review-ja-54 20, ja-55 16: the section compares the two placements in prose, a table and a chart, and now
+    draws post-norm too: its diagram sends x to the sublayer unnormalised and normalises after the sum, so the
+    identity path goes through the norm; the text points to it and to pre-norm's residual-path diagram."""
+    section = _lesson_section(lang, "pre-vs-post", slug="ffn-residual")
+    assert "@fig-post-norm" in section and "@fig-residual-path" in section
+    art = section.split("{#fig-post-norm}\n```text\n", 1)[1].split("\n```", 1)[0].splitlines()
+    plus = next(i for i, line in enumerate(art) if "(+)" in line)
+    norm = next(i for i, line in enumerate(art) if line.strip().startswith("norm "))
+    assert plus < norm and art[-1].strip() == "norm(x + Δ)"
+    assert not any("norm" in line for line in art[:plus])  # the sublayer reads x itself
