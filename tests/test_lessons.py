@@ -2272,7 +2272,7 @@ def test_step_2_says_the_extra_attention_on_river_is_not_what_moves_bank_not_tha
     text = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
     # review-zh-41 12: step 2 ends on the comparison and one pointer; the why is in #second-sense
     # review-zh-54 12: one clause says early that the parameters themselves push bank to geography, money is the context
-    assert "和实际的修正量几乎一样：把 bank 推向地理的是这套参数本身，真正起作用的语境是另一个例句里的 money（见“[同一个块，另一种意思](#second-sense)”）。\n3. " in text
+    assert "和实际的修正量几乎一样：把 bank 推向地理的，是各词的输出值向量在这套参数下地理维都为正，而不是 river 多得的那点权重；语境真正起作用的例子要看另一个例句里的 money（见“[同一个块，另一种意思](#second-sense)”）。\n3. " in text
     assert "bank 向地理方向移动，并不靠它多分给 river 的那点注意力权重。" in text  # review-zh-35a 3.3
     assert "并不是 river 拉过去的" not in text and "朝地理走并不靠 river。" not in text
 
@@ -3574,3 +3574,16 @@ def test_the_post_norm_section_draws_post_norm_beside_the_pre_norm_drawing(lang)
     norm = next(i for i, line in enumerate(art) if line.strip().startswith("norm "))
     assert plus < norm and art[-1].strip() == "norm(x + Δ)"
     assert not any("norm" in line for line in art[:plus])  # the sublayer reads x itself
+
+
+def test_in_by_the_river_bank_every_words_output_value_vector_points_to_geography_in_block_1():
+    """zh step 2 (review-zh-55 1): what pushes bank to geography is that every word's output value vector has a
+    positive geography part under these parameters, not river's extra weight: so even weights a quarter each
+    would give nearly the same correction."""
+    s = scenario("river-bank")
+    step = s.traces["pre-on"].steps[0]
+    outputs = step.normed @ s.weights.w_v @ s.weights.w_o
+    geography = s.dimensions.index("geography")
+    assert np.all(outputs[:, geography] > 0)
+    uniform = outputs.mean(axis=0)
+    assert np.linalg.norm(uniform - step.delta[s.tracked]) < 0.1 * np.linalg.norm(step.delta[s.tracked])
