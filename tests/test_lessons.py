@@ -3411,7 +3411,7 @@ def test_zh_round_50_wording():
     assert "在上一课的例子里，pre-norm 的残差流逐块变长" in questions and "越来越长" not in questions
     po = (CONTENT / "zh" / "messages.po").read_text(encoding="utf-8")
     assert 'msgstr "%(titles)s：两句路径完全重合，画作一条"' in po and "已选其一" not in po  # zh-50 15
-    assert 'msgstr "行：%(looks)s／列：%(at)s"' in po  # ja-50 19: no arrow pointing right at labels that sit below
+    assert 'msgstr "行：%(looks)s"' in po and 'msgstr "列：%(at)s"' in po  # ja-50 19: no arrow pointing right at labels that sit below
     assert "所选例句用彩色，其余的用灰色虚线。" in po and po.count("其余的用灰色虚线") == 2  # ja-50 21: on and off captions
     assert 'msgstr "柱高：‖x₀‖ + ‖x − x₀‖（不是 ‖x‖）"' in po  # zh-50 17: the same "柱高：…（…）" as the off title
 

@@ -180,3 +180,24 @@ def test_a_steps_attention_caption_breaks_between_phrases_on_a_phone(real_site, 
     assert any(word in line for line in lines), lines  # the term is whole on one line
     if width == 390:
         assert len(lines) == 1, lines  # wider than its table: one line at 390 px
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("scenario", ["river-bank", "money-bank", "bank-by-the-river"])
+def test_the_attention_grids_corner_cell_takes_two_whole_lines_on_a_phone(real_site, open_page, lang, scenario):
+    """The corner cell says which words are the rows and which the columns. Beside four word columns at 390 px
+    it wraps once, between its two halves, never into three ragged pieces (ja-55 19: 行：注目する語 / ／列： / 注目される語)."""
+    page = open_page((real_site / lang / "transformer-block.html").as_uri() + f"#scenario={scenario}",
+                     viewport={"width": 390, "height": 800})
+    corner = page.locator(".attention-grid th.corner").first
+    corner.scroll_into_view_if_needed()
+    halves = corner.locator("span")
+    looks, at = {"zh": ("关注方", "被关注方"), "ja": ("注目する語", "注目される語")}[lang]
+    for n, word in enumerate((looks, at)):
+        lines = [line.replace("\u200b", "") for line in halves.nth(n).evaluate(LINES_OF)]
+        assert len(lines) == 1 and word in lines[0], lines
+    first, second = halves.nth(0).bounding_box(), halves.nth(1).bounding_box()
+    assert second["y"] >= first["y"] + first["height"] - 1, (first, second)  # the columns' line under the rows' line
+    grid = page.locator(".attention-grid").first
+    assert grid.evaluate("g => g.scrollWidth <= g.clientWidth"), "the grid scrolls sideways at 390 px"

@@ -139,7 +139,7 @@ def set_labels(view: dict, label) -> None:
         if readout.get("attention"):  # a noun phrase over a table of four narrow columns: it wraps as a label
             readout["attention"]["caption"] = label(readout["attention"]["caption"])
     if view.get("grid"):
-        view["grid"]["corner"] = label(view["grid"]["corner"])
+        view["grid"]["corner"] = [label(line) for line in view["grid"]["corner"]]
 
 
 def render_figure(env, templates: Path, translations, lang: Language, kind_name: str, views: dict[str, dict],

@@ -283,7 +283,7 @@
     }));
   }
   function grid(g, figureId) {
-    var head = el("tr", {}, [el("th", { scope: "col", "class": "corner" }, [g.corner])].concat(
+    var head = el("tr", {}, [el("th", { scope: "col", "class": "corner" }, g.corner.map(function (c) { return el("span", {}, [c]); }))].concat(
       g.tokens.map(function (t) { return el("th", { scope: "col", lang: "en" }, [t]); })));
     var rows = g.cells.map(function (row, i) {
       return el("tr", i === g.tracked ? { "class": "tracked" } : {}, [el("th", { scope: "row", lang: "en" }, [g.tokens[i]])].concat(

@@ -25,9 +25,10 @@ LABELS = {
     "grid_caption": N_("Attention weights in block %(n)s, “%(scenario)s”, residual %(residual)s."),
     "looks": N_("Looks"),
     "at": N_("at"),
-    # Translators: the grid's corner cell, over the row labels (the words that look) and beside the
-    # column labels (the words looked at)
-    "corner": N_("%(looks)s \\ %(at)s"),
+    # Translators: the grid's corner cell has two lines, this one over the other: what the rows are
+    # (the words that look) and what the columns are (the words looked at)
+    "corner_rows": N_("Rows: %(looks)s"),
+    "corner_columns": N_("Columns: %(at)s"),
     "summary": N_("In block %(n)s, “%(token)s” gives the most attention to “%(top)s” (%(weight)s)."),
     "summary_even": N_("In block %(n)s, “%(token)s” spreads its attention about evenly: no word stands out, every "
                        "weight is between %(low)s and %(high)s."),
@@ -69,7 +70,7 @@ def views(ctx: FigureContext) -> dict[str, dict]:
                     summary = ctx.t("summary", n=block, token=scenario.tokens[t], top=scenario.tokens[top],
                                     weight=ctx.num(weights[t][top], DECIMALS))
                 grid = {"caption": ctx.t("grid_caption", n=block, scenario=ctx.sentence(scenario), residual=ctx.on_off(residual)),
-                        "corner": ctx.t("corner", looks=ctx.t("looks"), at=ctx.t("at")), "tokens": list(scenario.tokens), "tracked": t,
+                        "corner": [ctx.t("corner_rows", looks=ctx.t("looks")), ctx.t("corner_columns", at=ctx.t("at"))], "tokens": list(scenario.tokens), "tracked": t,
                         "cells": [[[ctx.num(w, DECIMALS), round(min(float(w) / SCALE_TOP, 1.0), 2)] for w in row] for row in weights],
                         "top": [-1 if lead(row) is None else lead(row) for row in weights], "scale": scale}
                 state = {"scenario": scenario.name, "residual": residual, "block": block}
