@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import re
+from copy import copy
 from functools import cache
 
 # MathML Core presentation elements (and the few MathML 3 ones latex2mathml emits: menclose, mfenced, mstyle…).
@@ -47,8 +48,27 @@ def latex_to_mathml(latex: str, display: str = "inline") -> str:
     return _serialise(tree)
 
 
+TOKENS = ("mi", "mn", "mtext")  # not <mo>: its form (prefix, infix, postfix) depends on its place in its row
+
+
+def _bare_row(element) -> bool:
+    """An <mrow> that only groups: no attributes and no text of its own. MathML lays one out as its children."""
+    return element.tag == "mrow" and not element.attrib and not (element.text or "").strip() and \
+        all(not (child.tail or "").strip() for child in element)
+
+
 def _serialise(element) -> str:
     tag = element.tag
+    # latex2mathml wraps every group in a row: a row around one token, or the row that is a formula's only
+    # child (<math> is itself a row), is written as what it holds, which draws the same and is shorter
+    if _bare_row(element):
+        kids = list(_words(element))  # \mathrm{softmax}'s letters as one <mi>
+        if len(kids) == 1 and kids[0].tag in TOKENS:
+            return _serialise(kids[0])
+    if tag == "math" and len(element) == 1 and _bare_row(element[0]) and not (element.text or "").strip():
+        row = element[0]
+        element = copy(element)
+        element[:] = list(row)
     if tag not in ELEMENTS:
         raise UnsafeMath(f"<{tag}> is not allowed in lesson math")
     attributes = []

@@ -78,11 +78,14 @@ def label_breaks(text: str, lang: str, units: tuple[str, ...] = ()) -> str:
 
 
 def _spaced(text: str, units: tuple[str, ...]) -> list[str]:
-    """`text` cut after each space and stop and before each opening bracket, never inside a unit."""
+    """`text` cut after each space and stop and before each opening bracket, never inside a unit, nor
+    between a number and the character after it (块 3 起, 块 %(n)s 之后: not 块 3 / 起)."""
     inside, _ = unbreakable(text, units)
     chunks, start = [], 0
     for i in range(1, len(text)):
-        if i not in inside and (text[i - 1] == " " and text[i] != " " or text[i - 1] in STOPS or text[i] in OPENERS):
+        after_number = i > 1 and (text[i - 2].isdigit() or text[:i - 1].endswith(")s")) and HAN.match(text[i])
+        if i not in inside and (text[i - 1] == " " and text[i] != " " and not after_number
+                                or text[i - 1] in STOPS or text[i] in OPENERS):
             chunks.append(text[start:i])
             start = i
     return [c for c in chunks + [text[start:]] if c]

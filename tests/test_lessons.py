@@ -1960,7 +1960,7 @@ def test_the_one_live_ffn_unit_adds_little_because_its_w2_row_is_short_not_becau
 
 DIVISION_OF_LABOUR = {
     "zh": ("地理维主要由注意力推高", "bank 身份维的净增长则全靠前馈网络。", "块 1、2 的注意力几乎不动它，从块 3 起每块还削掉一些"),  # review-zh-50 4: no chained colons
-    "ja": ("地理成分を押し上げるのは主にアテンション", "bank の識別成分の伸びはほぼすべて FFN によるもの", "ブロック 3 からは毎回少し削ります（ブロック 3 の修正は {{on:b3.attention bank_identity:.2}}）"),  # r48 B2
+    "ja": ("地理成分を押し上げるのは主にアテンション", "bank の識別成分の伸びはほぼすべて FFN によるもの", "ブロック 3 からは毎回少し削ります（ブロック 3 では {{on:b3.attention bank_identity:.2}}）"),  # r48 B2; review-ja-56 1: attention's, not one of block 3's two corrections
 }
 
 
@@ -3033,7 +3033,7 @@ def test_ja_r39_sqrt_d_at_first_use_the_base_c_and_the_number_over_a_block():
     first = tb.index("\\sqrt{4}")
     assert tb[first - 60:first].count("平均が 0、分散が 1") == 1 and "（$d$ 個なら $\\sqrt{d}$）" in tb
     # r40 (ja-40 2): in Dong et al. the base combines the input's distance from the rank-1 matrices and the weight norms
-    assert "底の $c$ は、入力とそうした行列との距離と、$W_Q$・$W_K$・$W_V$ のノルムの両方で決まる" in tb
+    assert "底の $c$ は、入力とそうした行列との距離と、$W_Q$、$W_K$、$W_V$ のノルムの両方で決まる" in tb
     assert "ブロックの上の数字は、右の棒に付いたひし形が示す長さ（そのブロックの後の $\\lVert x \\rVert$）です" in tb
     assert "::: details 答え\n本文の数値に合わせて求めたパラメーターでは、" in tb and "手で決めた" not in tb and "ステップ 2 の続き" not in tb
     ffn = (CONTENT / "ja" / "ffn-residual.md").read_text(encoding="utf-8")
@@ -3410,7 +3410,8 @@ def test_zh_round_50_wording():
     assert "它的长度又为什么停在 {{off:b6 length}} 左右（选做）？" in questions  # review-zh-51 13 and "深入一步：坍缩的细节" in questions
     assert "在上一课的例子里，pre-norm 的残差流逐块变长" in questions and "越来越长" not in questions
     po = (CONTENT / "zh" / "messages.po").read_text(encoding="utf-8")
-    assert 'msgstr "%(titles)s：两句路径完全重合，画作一条"' in po and "已选其一" not in po  # zh-50 15
+    # zh-50 15; review-zh-56 5.1: "画作一条" took a third line at 390 px under the two titles
+    assert 'msgstr "%(titles)s：两句路径完全相同"' in po and "已选其一" not in po
     assert 'msgstr "行：%(looks)s"' in po and 'msgstr "列：%(at)s"' in po  # ja-50 19: no arrow pointing right at labels that sit below
     assert "所选例句用彩色，其余的用灰色虚线。" in po and po.count("其余的用灰色虚线") == 2  # ja-50 21: on and off captions
     assert 'msgstr "柱高：‖x₀‖ + ‖x − x₀‖（不是 ‖x‖）"' in po  # zh-50 17: the same "柱高：…（…）" as the off title
@@ -3587,3 +3588,48 @@ def test_in_by_the_river_bank_every_words_output_value_vector_points_to_geograph
     assert np.all(outputs[:, geography] > 0)
     uniform = outputs.mean(axis=0)
     assert np.linalg.norm(uniform - step.delta[s.tracked]) < 0.1 * np.linalg.norm(step.delta[s.tracked])
+
+
+def test_the_attention_bar_outgrows_the_input_from_block_3_by_its_direction_not_by_the_words_being_alike():
+    """review-zh-56 1: with the residual off, the four words are already nearly one vector when block 2's attention
+    reads them, yet its bar is still shorter than the input; only from block 3, after block 2's FFN has turned the
+    common vector, is it longer. So the lessons give the direction as the cause, not the words being alike."""
+    s = scenario("river-bank")
+    run = s.traces["pre-off"]
+    attention = [step for step in run.steps if step.sublayer == "attention"]
+    x0 = np.linalg.norm(s.x0[s.tracked])
+    assert spread(attention[1].normed) < 0.05 * spread(attention[0].normed)  # block 2 reads nearly one vector
+    assert np.linalg.norm(attention[1].delta[s.tracked]) < x0 < np.linalg.norm(attention[2].delta[s.tracked])
+    zh = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
+    ja = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
+    assert "注意力那根柱子从块 3 起比输入还长，原因在方向。" in zh and "柱子却只有 {{off:b2.attention length}}，比输入短" in zh
+    assert "入力より長くなる理由は、向きにあります。" in ja and "{{off:b2.attention length}} で、入力より短いままです" in ja
+
+
+def test_the_normalised_copies_are_further_apart_because_each_sigma_is_below_1_not_because_of_the_mean():
+    """review-zh-56 2: block 2 reads copies further apart than the stream after block 1. Taking the mean away does not
+    part the words (it brings them a little closer); dividing by each word's sigma, all below 1, does."""
+    s = scenario("river-bank")
+    stream = s.traces["pre-on"].block_outputs()[0]
+    centred = stream - stream.mean(axis=1, keepdims=True)
+    sigma = stream.std(axis=1)
+    assert spread(centred) <= spread(stream) and np.all(sigma < 1)
+    assert spread(centred / sigma[:, None]) > 1.5 * spread(stream)
+    zh = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
+    ja = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
+    assert "距离变大就是这个缘故，减去均值本身并不拉开距离" in zh and "本例中词与词的差别也变大了" not in zh
+    assert "距離が広がるのはこのためで、平均を引くだけでは広がりません。" in ja and "語どうしの差も広がっています" not in ja
+
+
+def test_round_56_wording():
+    """review-zh-56 3: money's weight lead is block 1's cause only; review-ja-56 1, 3, 4, 5: block 3's attention value
+    is named as attention's, the band is blue-grey as zh says, a token's own part of the stream may be called its
+    残差ストリーム, lists of matrices use 、."""
+    zh = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
+    ja = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
+    po = (CONTENT / "ja" / "messages.po").read_text(encoding="utf-8")
+    assert "而 bank 的权重又偏向它" not in zh and "块 1 和之后的块并不一样，下面分开看" in zh
+    assert "ブロック 3 では {{on:b3.attention bank_identity:.2}}" in ja and "ブロック 3 の修正は" not in ja
+    assert "青灰色の帯の高さ" in ja and '"青灰色の帯は入力の長さ' in po and "灰色の帯" not in ja.replace("青灰色の帯", "")
+    assert "「bank の残差ストリーム」のようにトークンの名前を付けて呼びます" in ja
+    assert "$W_Q$・" not in ja

@@ -201,3 +201,12 @@ def test_the_attention_grids_corner_cell_takes_two_whole_lines_on_a_phone(real_s
     assert second["y"] >= first["y"] + first["height"] - 1, (first, second)  # the columns' line under the rows' line
     grid = page.locator(".attention-grid").first
     assert grid.evaluate("g => g.scrollWidth <= g.clientWidth"), "the grid scrolls sideways at 390 px"
+
+
+@pytest.mark.parametrize("text,kept", [("空心圆环；块 3 起与所选例句的点重合", "块\u00a03\u00a0起与所选例句的点重合"),
+                                       ("块 %(n)s 之后", "块\u00a0%(n)s\u00a0之后")])
+def test_a_chinese_label_never_breaks_between_a_number_and_the_word_after_it(text, kept):
+    """review-zh-55 15: "块 3 起" split after the number at 390 px, leaving 起 to start the next line."""
+    from builder.typesetting import label_breaks
+
+    assert kept in label_breaks(text, "zh", glossary().break_units("zh")).replace("\u200b", "|")

@@ -262,3 +262,11 @@ def test_the_collapse_label_writes_its_block_range_as_the_catalog_says():
                         ["input", "b1.attention", "b2", "sum"], ("geography", "finance"))["money-bank|off|6"]
     labels, = [m for m in view["charts"]["zoom"]["marks"] if m["type"] == "text"]
     assert labels["text"] == ["x₀", "2〜6"]
+
+
+def test_the_rings_legend_names_sentences_that_share_a_path_once_without_a_second_note():
+    """The rings' note is about the sentences it names; two that share a path are named together, not as "A and B:
+    one and the same path" nested inside it, which read as two notes with two colons (zh: 画作一条：空心圆环)."""
+    text = views()["money-bank|off|6"]["charts"]["zoom"]["legend"][1]["text"]
+    assert "by the river bank" in text and "bank by the river" in text and "from block 3 on" in text.replace("\xa0", " ")
+    assert "one and the same path" not in text and ":" not in text, text

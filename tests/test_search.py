@@ -488,3 +488,17 @@ def test_every_language_page_has_its_search_and_the_pages_of_no_language_have_no
     for page in sorted(real_site.glob("*/*.html")):
         box = parse(page).css_first("[data-search]")
         assert box is not None and box.attributes["data-lang"] == parse(page).css_first("html").attributes["lang"], page
+
+
+def test_a_formula_drops_the_rows_that_only_wrap_one_token_or_the_whole_formula():
+    """latex2mathml wraps each group in an <mrow>; a row around one identifier, number or text, and the row that is a
+    formula's only child, draw the same without it. A row around an operator stays: <mo>'s form (prefix, infix,
+    postfix) depends on its place in its row."""
+    from builder.mathml import latex_to_mathml, linear_text
+
+    assert latex_to_mathml(r"\gamma") == "<math><mi>γ</mi></math>"
+    assert latex_to_mathml(r"\Delta_{\text{attn}}") == "<math><msub><mi>Δ</mi><mtext>attn</mtext></msub></math>"
+    assert latex_to_mathml(r"\mathrm{softmax}(z)").startswith("<math><mi>softmax</mi><mo")
+    assert linear_text(latex_to_mathml(r"x_{0}")) == "x₀" and linear_text(latex_to_mathml(r"W_{V}")) == "W_V"
+    assert latex_to_mathml(r"a^{-1}") == "<math><msup><mi>a</mi><mrow><mo>−</mo><mn>1</mn></mrow></msup></math>"
+    assert latex_to_mathml(r"x^{+}").count("<mrow><mo>") == 1  # the lone operator keeps its row

@@ -284,7 +284,8 @@ def _view(ctx: FigureContext, scenario, groups, paths, halfway, residual, depth,
     def path_legend(chart, span):
         entries = [("path-picked", named(picked))]
         if others:
-            notes = [ctx.t("meets", titles=named(g), n=meets(g, span)) if meets(g, span) else named(g) for g in others]
+            # the rings' note names the sentences alone: "A and B: one and the same path" inside it read as two notes
+            notes = [ctx.t("meets", titles=titles(g), n=meets(g, span)) if meets(g, span) else named(g) for g in others]
             entries.append(("path-other", ctx.listed(notes)))
         return entries
 
