@@ -222,13 +222,13 @@ def test_inline_math_takes_its_neighbouring_cjk_punctuation_along():
 
     html = make_markdown().render("长度（$x$）。再写 $y$，$z$ 和 $w$ 后面没有标点\n")
     assert html.count('class="math-glue"') == 2
-    assert '<span class="math-glue">（<span class="math inline">' in html  # the opening bracket comes along
-    assert '</span>）。</span>' in html and '</span>，</span>' in html  # and every closing mark after it
-    assert html.count('class="math inline"') == 4  # math with a space or nothing beside it stays as it was
-    assert "长度<span" in html and "再写 <span" in html and "</span> 和 <span" in html
+    assert '<span class="math-glue">（<math>' in html  # the opening bracket comes along
+    assert '</math>）。</span>' in html and '</math>，</span>' in html  # and every closing mark after it
+    assert html.count("<math>") == 4  # math with a space or nothing beside it stays as it was
+    assert "长度<span" in html and "再写 <span" in html and "</math> 和 <math>" in html
 
 
-NO_LINE_STARTS_WITH_PUNCTUATION = """() => [...document.querySelectorAll('article .math.inline')].flatMap(m => {
+NO_LINE_STARTS_WITH_PUNCTUATION = """() => [...document.querySelectorAll('article math:not([display=block])')].flatMap(m => {
   // Inline math followed by closing punctuation (。，）): the mark sits on the math's line, never first on the next.
   const next = m.nextSibling;
   if (!next || next.nodeType !== 3 || !/^[、。，．：；！？）」』】]/.test(next.data)) return [];
