@@ -35,6 +35,7 @@ STOPS = set("，、。；：！？）」』】,;:!?)")  # a run of one-character
 OPENERS = set("（「『【(“‘")  # and a new one starts with one of these
 ZWSP, NBSP = "\u200b", "\u00a0"
 HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+AFTER_NUMBER = "起后前时处之以"  # 块 3 起, 块 6 后, 块 3 之前: a label keeps them with their number
 PLACEHOLDER = re.compile(r"%\(\w+\)s")  # a label the page's script fills in ("ステップ %(n)s / %(total)s")
 LATIN_WORD = re.compile(r"[0-9A-Za-z\u00C0-\u024F]+(?:[-'’.][0-9A-Za-z\u00C0-\u024F]+)*")  # Pre-Norm, ln_f's parts, GPT-2
 
@@ -79,11 +80,13 @@ def label_breaks(text: str, lang: str, units: tuple[str, ...] = ()) -> str:
 
 def _spaced(text: str, units: tuple[str, ...]) -> list[str]:
     """`text` cut after each space and stop and before each opening bracket, never inside a unit, nor
-    between a number and the character after it (块 3 起, 块 %(n)s 之后: not 块 3 / 起)."""
+    between a number and a word of place or time after it (块 3 起, 块 %(n)s 之后: not 块 3 / 起; but
+    块 6 / 前馈网络, a term of its own)."""
     inside, _ = unbreakable(text, units)
     chunks, start = [], 0
     for i in range(1, len(text)):
-        after_number = i > 1 and (text[i - 2].isdigit() or text[:i - 1].endswith(")s")) and HAN.match(text[i])
+        after_number = (i > 1 and (text[i - 2].isdigit() or text[:i - 1].endswith(")s")) and text[i] in AFTER_NUMBER
+                        and not any(text.startswith(unit.replace("|", ""), i) for unit in units))
         if i not in inside and (text[i - 1] == " " and text[i] != " " and not after_number
                                 or text[i - 1] in STOPS or text[i] in OPENERS):
             chunks.append(text[start:i])

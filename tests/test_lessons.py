@@ -2688,9 +2688,9 @@ def test_ja_swiglu_multiplies_the_swish_branch_into_a_branch_without_activation(
     assert "一方の出力を活性化関数 Swish" in text and "に通してゲートとし、もう一方の線形出力に成分ごとに掛けて" in text
     assert "$\\mathrm{FFN}(x) = \\bigl(\\mathrm{Swish}(xW) \\odot xV\\bigr)W_2$" in text
     assert "第 1 層の出力に成分ごとに掛け" not in text
-    assert "（$W$、$V$ が $W_1$ に代わり、$\\odot$ は成分ごとの積。" in text  # r38 (zh-38 14 mirrored)
+    assert "$W$、$V$ が $W_1$ に代わり、$\\odot$ は成分ごとの積です。" in text  # r38 (zh-38 14); ja-57 3: sentences
     # r48 B3: the biases are left out, as in Shazeer's formula and LLaMA-style models
-    assert "Shazeer の式にも LLaMA などのモデルにもバイアスはないので、ここでも省いています）" in text
+    assert "Shazeer の式にも LLaMA などのモデルにもバイアスはないので、ここでも省いています。" in text
 
 
 def test_ja_pre_norm_gradients_pass_the_final_norm_before_the_identity_path():
@@ -2942,7 +2942,8 @@ def test_ja_sigma_below_one_points_ahead_to_the_residual_off_section_where_it_wi
     sigma = ffn.before.std(axis=1)
     assert np.all(sigma < 1)
     text = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
-    assert "$1/\\sigma$ 倍に拡大されます（「[残差接続を外す](#residual-off)」で効いてきます）" in text
+    # review-ja-57 1: first used with the residual on (#second-sense), then off
+    assert "$1/\\sigma$ 倍に拡大されます（「[同じブロック、別の意味](#second-sense)」と「[残差接続を外す](#residual-off)」で効いてきます）" in text
     assert "どの語の $\\sigma$ も 1 より小さく" in _lesson_section("ja", "residual-off")
 
 
@@ -3085,7 +3086,7 @@ def test_zh_round_40_wording():
     assert "## 残差连接与梯度 {#why-residuals}" in tb and "### 残差连接带来的好处 {#why-residual}" in ffn  # 3.10
     assert "末尾的归一化（整个模型最后一步的归一化，见下文）之前，残差流始终等于原输入与各个修正量之和，原输入一直是其中一项" in tb  # 4.1, 3.8, zh-41 9
     assert tb.index("末尾的归一化（整个模型最后一步的归一化") < tb.index("x = final_norm(x)")
-    assert "回到正文所写的状态：%(scenario)s，残差连接打开" in po  # 5.1; review-zh-50 16: no nested brackets
+    assert "回到正文所写的状态：“%(scenario)s”，残差连接打开" in po  # 5.1; review-zh-50 16: no nested brackets; zh-57 5.3: quoted
     assert "（深度和步数不变）" in tb
     legend = re.search(r'msgid "True length ‖x‖; the number over a block is its last diamond\'s"\nmsgstr "(.*)"', po).group(1)
     # zh-41 14 / r49 C10: the entry keeps to one line at 390 px (measured in test_browser's
@@ -3633,3 +3634,20 @@ def test_round_56_wording():
     assert "青灰色の帯の高さ" in ja and '"青灰色の帯は入力の長さ' in po and "灰色の帯" not in ja.replace("青灰色の帯", "")
     assert "「bank の残差ストリーム」のようにトークンの名前を付けて呼びます" in ja
     assert "$W_Q$・" not in ja
+
+
+def test_round_57_wording():
+    """review-zh-57 1 (and ja): block 1's and 2's attention barely move the bank identity, its correction turns clearly
+    negative from block 3 (the trace: test_in_blocks_1_to_3_attention_pushes_geography_and_the_ffn_grows_the_bank_identity);
+    zh-57 3.1-3.3: whose length, whose weights, which state; ja-57 2, 3, 7: the cause before its aside, a parenthesis
+    without a sentence inside, the pre-norm block diagram cited by number."""
+    zh_tb = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
+    zh_ffn = (CONTENT / "zh" / "ffn-residual.md").read_text(encoding="utf-8")
+    ja_ffn = (CONTENT / "ja" / "ffn-residual.md").read_text(encoding="utf-8")
+    assert "块 1、2 的注意力几乎不动它，块 3 起修正量明显为负" in zh_ffn
+    assert "アテンションはブロック 1、2 ではこの成分をほとんど動かさず、ブロック 3 からは毎回削ります" in ja_ffn
+    assert "至于长度，打开残差连接时约为" in zh_tb and "其余三个词得到的权重都略低于四分之一" in zh_tb
+    assert "打开残差连接时，bank 身份维约为" in zh_tb and "身份维打开时" not in zh_tb
+    assert "この 1 回の増加があるので、ブロック 1 の後も入力より大きいままです（" in ja_ffn
+    for text in (zh_ffn, ja_ffn):
+        assert "{#fig-prenorm-block}" in text and "@fig-prenorm-block" in text

@@ -319,7 +319,7 @@ def test_the_ja_other_sentences_legend_has_no_second_bracket_pair_and_the_bar_ca
     # from the title's own bracket pair)
     # review-ja-54 23: a legend, two lines at 390 px: the rings lie on the picked path's points from point n on
     # review-ja-55 21, ja-56 18: what overlaps what (the rings, the picked path's points); three lines at 390 px
-    assert meets == "%(titles)s：白抜きの輪（点 %(n)s から選択中の点と重なる）"
+    assert meets == "%(titles)s：白抜きの輪（点 %(n)s 以降は選択中の点と重なる）"
     views = depth_map_views("ja")
     for key in ("river-bank|on|3", "river-bank|off|3"):
         caption = words(views[key]["twins"][1]["caption"])
