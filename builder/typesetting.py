@@ -35,7 +35,7 @@ STOPS = set("，、。；：！？）」』】,;:!?)")  # a run of one-character
 OPENERS = set("（「『【(“‘")  # and a new one starts with one of these
 ZWSP, NBSP = "\u200b", "\u00a0"
 HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
-AFTER_NUMBER = "起后前时处之以"  # 块 3 起, 块 6 后, 块 3 之前: a label keeps them with their number
+AFTER_NUMBER = "起后时处之以"  # 块 3 起, 块 6 后, 块 3 之前 (not 前: 块 6 前馈网络): a label keeps them with their number
 PLACEHOLDER = re.compile(r"%\(\w+\)s")  # a label the page's script fills in ("ステップ %(n)s / %(total)s")
 LATIN_WORD = re.compile(r"[0-9A-Za-z\u00C0-\u024F]+(?:[-'’.][0-9A-Za-z\u00C0-\u024F]+)*")  # Pre-Norm, ln_f's parts, GPT-2
 
