@@ -2454,7 +2454,7 @@ def test_ja_rank_collapse_aside_names_the_ffn_s_lipschitz_constant():
     assert "で決まります。この定数が大きければ" not in text
     # r49 C1: a small constant speeds the collapse; the body's FFN that shrinks differences agrees with the analysis
     # review-ja-54 4: an upper bound: the body's FFN goes the same way as the bound's form, which proves no speed
-    assert "定数が大きいほど遅く、小さいほど速くなります" in text and "Dong らの上界の形（FFN が入力の差を広げうる最大の倍率が小さいほど、上界は速く 0 に近づく）と同じ向きです。ただし上界なので、崩壊の速さの証明にはなりません。" in text  # review-ja-55 14: glossed where the body uses it
+    assert "定数が大きいほど遅く、小さいほど速くなります" in text and "Dong らの上界の形（FFN が入力の差を広げうる最大の倍率が小さいほど、上界は速く 0 に近づく）と同じ向きです。ただし、ここで見た比は一組の入力での値で、上界に入る最大の倍率そのものではありません。" in text  # review-ja-55 14; zh-58 1.4: glossed where the body uses it
     assert "とも矛盾しません" not in text
     assert "FFN はその速さを緩めうるだけ" not in text
 
@@ -2589,8 +2589,8 @@ def test_the_copies_the_blocks_read_grow_alike_from_block_2_to_block_6_and_the_f
     assert np.allclose(read[1:], finals[:5])  # block n reads b(n−1).final
     assert all(a > b for a, b in zip(read[1:], read[2:])) and read[5] > finals[5]  # shrinking; the final norm's is apart
     text = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
-    assert "块 2 读到的副本（块 1 之后的残差流归一化的结果）之间，最大词间距离为 {{on:b1.final spread}}，" in text
-    assert "；块 6 读到的只剩 {{on:b5.final spread}}" in text  # r48 B5: a parenthesis between
+    assert "块 2 的注意力读到的副本（块 1 之后的残差流归一化的结果）之间，最大词间距离为 {{on:b1.final spread}}，"  # zh-58 1.3: the attention's copy in text
+    assert "；块 6 的注意力读到的只剩 {{on:b5.final spread}}" in text  # r48 B5: a parenthesis between
 
 
 def test_a_fixed_input_length_does_not_fix_the_attention_outputs_length():
@@ -2631,7 +2631,7 @@ def test_ja_the_copies_the_attention_reads_shrink_from_block_2_s_to_block_6_s():
     assert np.allclose(steps[2].normed, norm(ends[0])) and np.allclose(steps[10].normed, norm(ends[4]))
     assert [round(float(spread(norm(ends[i]))), 1) for i in (0, 4, 5)] == [2.8, 0.6, 0.5]
     text = _lesson_section("ja", "second-sense")
-    assert ("ブロック 2 が読むコピー（ブロック 1 の後）の {{on:b1.final spread}} から、ブロック 6 が読むコピーの "
+    assert ("ブロック 2 のアテンションが読むコピー（ブロック 1 の後）の {{on:b1.final spread}} から、ブロック 6 のアテンションが読むコピーの "
             "{{on:b5.final spread}} まで縮みます（最後の正規化の後は {{on:b6.final spread}}）") in text
 
 
@@ -2746,7 +2746,7 @@ def test_ja_names_the_residual_on_bars_colours_and_the_changed_axis_title():
     assert 'msgstr "棒の高さ：出力の長さ ‖Δ‖ = ‖x‖"' in po  # review-ja-54 27: a label, not only a formula
     # r45 ja-45 16 and B10: the caption says "の後の値", and states the triangle inequality as the formula
     assert "左はアテンションの後の値、右は FFN " in po and "の後で示します。ひし形" not in po
-    assert "‖x‖ ≤ ‖x₀‖ + ‖x − x₀‖（三角不等式）なので、積み上げた高さは実際の長さの上限にすぎません" in po
+    assert "‖x‖ ≤ ‖x₀‖ + ‖x − x₀‖（三角不等式）なので、積み上げた高さは実際の長さの上界にすぎません" in po  # ja-58 3: 上界, as the lesson says
 
 
 def test_ja_normalisation_and_the_residual_divide_the_work_in_this_block_only():
@@ -2983,7 +2983,7 @@ def test_zh_in_block_1_the_ffn_itself_compresses_the_differences_after_the_norm_
     # shrinks differences speeding collapse agrees with their analysis; the text no longer sets the two against each other
     # fixer-zh-55 5b (parity with review-ja-54 4): an upper bound proves no speed; the FFN goes the way of the bound's form
     assert text.index("按 Dong 等人的分析（见下面的“深入一步”），前馈网络放大输入差别的最大倍数越小，他们给出的上界趋于 0 就越快") < text.index("Dong 等人（2021）分析过")
-    assert "与上界的这一形式相符，但上界证明不了坍缩实际有多快" in text and "恰恰相反" not in text
+    assert "方向与上界的这一形式一致；不过这只是一组输入上观测到的比值，不等于上界里的那个最大倍数" in text  # zh-58 1.4 and "恰恰相反" not in text
     assert "前馈网络减缓坍缩" not in text and "起的是加快坍缩的作用" not in text
     assert "常数小于 1，上界反而趋于 0 得更快" in text
 
@@ -3336,7 +3336,7 @@ def test_zh_the_block_1_stream_s_sigmas_are_below_1_so_its_normed_copies_lie_fur
     assert np.all(stream.std(axis=1) < 1)
     assert spread(step.normed) > spread(stream)
     text = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
-    assert "{{on:b1.final spread}}，比这时残差流里的 {{on:b1 spread}} 还大（各词的 $\\sigma$ 都小于 1" in text
+    assert "{{on:b1.final spread}}，比这时残差流里的 {{on:b1 spread}} 还大（块 1 之后各词的 $\\sigma$ 都小于 1" in text  # ja-58 1: after block 1
 
 
 @pytest.mark.parametrize("lang,asides,skippable", [
@@ -3632,7 +3632,7 @@ def test_round_56_wording():
     assert "而 bank 的权重又偏向它" not in zh and "块 1 和之后的块并不一样，下面分开看" in zh
     assert "ブロック 3 では {{on:b3.attention bank_identity:.2}}" in ja and "ブロック 3 の修正は" not in ja
     assert "青灰色の帯の高さ" in ja and '"青灰色の帯は入力の長さ' in po and "灰色の帯" not in ja.replace("青灰色の帯", "")
-    assert "「bank の残差ストリーム」のようにトークンの名前を付けて呼びます" in ja
+    assert "「bank の残差ストリーム」のように、トークンの名前を付けて呼びます" in ja
     assert "$W_Q$・" not in ja
 
 
@@ -3644,10 +3644,32 @@ def test_round_57_wording():
     zh_tb = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
     zh_ffn = (CONTENT / "zh" / "ffn-residual.md").read_text(encoding="utf-8")
     ja_ffn = (CONTENT / "ja" / "ffn-residual.md").read_text(encoding="utf-8")
-    assert "块 1、2 的注意力几乎不动它，块 3 起修正量明显为负" in zh_ffn
-    assert "アテンションはブロック 1、2 ではこの成分をほとんど動かさず、ブロック 3 からは毎回削ります" in ja_ffn
+    assert "块 1、2 的注意力几乎不动它，块 3 起修正量转为小幅的负值" in zh_ffn  # zh-58 1.2: small, as lesson 1 says
+    assert "アテンションはブロック 1、2 ではこの成分をほとんど動かさず、ブロック 3 からは毎回少し削ります" in ja_ffn
     assert "至于长度，打开残差连接时约为" in zh_tb and "其余三个词得到的权重都略低于四分之一" in zh_tb
     assert "打开残差连接时，bank 身份维约为" in zh_tb and "身份维打开时" not in zh_tb
     assert "この 1 回の増加があるので、ブロック 1 の後も入力より大きいままです（" in ja_ffn
     for text in (zh_ffn, ja_ffn):
         assert "{#fig-prenorm-block}" in text and "@fig-prenorm-block" in text
+
+
+def test_round_58_wording():
+    """review-zh-58 1.1: every sentence's four words meet at point 3 with the residual off (bank meets river only where
+    there is one), checked on the traces; ja-58 4, 6, 7 and 2: no 下限 beside the lesson's 上界, no sentence inside a
+    parenthesis, the division-of-labour table says which lesson's figure."""
+    points = []
+    for name in ("river-bank", "money-bank", "bank-by-the-river"):
+        s = scenario(name)
+        after_3 = s.traces["pre-off"].block_outputs()[2]
+        assert spread(after_3) < 1e-6
+        points.append(after_3[s.tracked])
+    assert max(np.linalg.norm(a - b) for a in points for b in points) < 0.005
+    zh = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
+    ja = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
+    ja_ffn = (CONTENT / "ja" / "ffn-residual.md").read_text(encoding="utf-8")
+    assert "每句话的四个词都停在这一点上（在 *by the river bank*{lang=en} 里，它和 river 重合了）" in zh
+    assert "どの文でも四つの語が同じベクトルになり（*by the river bank*{lang=en} なら river とも同じです）" in ja
+    assert "下限" not in ja and "長さは $0.25$ を下回りません" in ja
+    assert "約 {{off:b1 cosine}}）。ただし *money in the bank*" in ja
+    assert "| 部品 | 読むもの | すること | 前のレッスンの図では |" in ja_ffn
+    assert "大きい構成（big）では $d_{\\text{model}} = 1024$" in ja_ffn and "big モデル" not in ja_ffn
