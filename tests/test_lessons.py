@@ -2526,7 +2526,8 @@ def test_ja_links_to_the_block_drawing_the_depth_map_and_money_block_1_land(real
     ffn_links = [a.attributes.get("href") for a in ffn.css("article table a")]
     assert "transformer-block.html#depth-map" in ffn_links
     text = (CONTENT / "ja" / "ffn-residual.md").read_text(encoding="utf-8")
-    assert "| 前のレッスンの[深さマップ](transformer-block.html#depth-map)の各ブロックの左の棒" in text
+    # ja-59 3.2: the column header says which lesson's figure
+    assert "| 前のレッスンの図では |" in text and "| [深さマップ](transformer-block.html#depth-map)の各ブロックの左の棒" in text
 
 
 
@@ -3673,3 +3674,19 @@ def test_round_58_wording():
     assert "約 {{off:b1 cosine}}）。ただし *money in the bank*" in ja
     assert "| 部品 | 読むもの | すること | 前のレッスンの図では |" in ja_ffn
     assert "大きい構成（big）では $d_{\\text{model}} = 1024$" in ja_ffn and "big モデル" not in ja_ffn
+
+
+def test_round_59_wording():
+    """review-ja-59 1.1 (zh too): the shared vector's attention output depends on its direction once the mean is taken
+    away (a norm ignores a common shift as well as the scale); 1.2: residuals and the norm are main reasons among
+    others, not the only one."""
+    from builder.engine import norm
+
+    x = np.array([0.3, -1.2, 0.8, 2.0])
+    assert np.allclose(norm(x[None])[0], norm((2.5 * x + 0.7)[None])[0])
+    zh = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
+    ja = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
+    ja_ffn = (CONTENT / "ja" / "ffn-residual.md").read_text(encoding="utf-8")
+    assert "长度只取决于它减去均值以后的方向（与大小无关，也与各分量共同加上的常数无关）" in zh
+    assert "長さは、平均を引いたベクトルの向きだけで決まります（大きさにも、全成分に共通に足された値にもよりません）" in ja
+    assert "初期化や学習率のウォームアップと並んで" in ja_ffn and "残差接続と層正規化のおかげで" not in ja_ffn
