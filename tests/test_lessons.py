@@ -2318,7 +2318,7 @@ def test_zh_d_model_is_defined_at_its_first_use_in_lesson_2_as_the_original_pape
     the original paper, as the diagram just below says (d_model = 512, d_ff = 2048 = 4 d_model)."""
     text = (CONTENT / "zh" / "ffn-residual.md").read_text(encoding="utf-8")
     first = text.index("$d_{\\text{model}}$")
-    assert text[first:].startswith("$d_{\\text{model}}$ 维的向量（$d_{\\text{model}}$ 是每个 token 向量的维数，原始论文的基础模型取 512）")
+    assert text[first:].startswith("$d_{\\text{model}}$ 维的向量（$d_{\\text{model}}$ 是每个 token 向量的维数，原始论文的基础配置取 512）")  # zh-60 3.1: 基础配置 (base), not 基础模型 (a foundation model)
     assert "d_model = 512" in text and "d_ff = 2048" in text and 2048 == 4 * 512
 
 
@@ -3040,7 +3040,7 @@ def test_ja_r39_sqrt_d_at_first_use_the_base_c_and_the_number_over_a_block():
     assert "::: details 答え\n本文の数値に合わせて求めたパラメーターでは、" in tb and "手で決めた" not in tb and "ステップ 2 の続き" not in tb
     ffn = (CONTENT / "ja" / "ffn-residual.md").read_text(encoding="utf-8")
     # r40 (ja-40 5): with the residual off the bar is the sublayer output's length, so the norm acts through the input
-    assert "図には描かれない（棒の高さには、サブレイヤーが読む入力を通じて効く） |" in ffn and "どちらのモードでも、サブレイヤーが読む入力を通じて棒の高さに効きます" in ffn and "その効果が棒の高さに表れる" not in ffn
+    assert "図には描かれない（棒の高さには、サブレイヤーが読む入力を通じて効く） |" in ffn and "オンでもオフでも、サブレイヤーが読む入力を通じて棒の高さに効きます" in ffn and "その効果が棒の高さに表れる" not in ffn
     assert "訓練で学んだ" not in ffn and "学習されたパラメーター" in ffn
 
 
@@ -3085,8 +3085,8 @@ def test_zh_round_40_wording():
     ffn = (CONTENT / "zh" / "ffn-residual.md").read_text(encoding="utf-8")
     po = (CONTENT / "zh" / "messages.po").read_text(encoding="utf-8")
     assert "## 残差连接与梯度 {#why-residuals}" in tb and "### 残差连接带来的好处 {#why-residual}" in ffn  # 3.10
-    assert "末尾的归一化（整个模型最后一步的归一化，见下文）之前，残差流始终等于原输入与各个修正量之和，原输入一直是其中一项" in tb  # 4.1, 3.8, zh-41 9
-    assert tb.index("末尾的归一化（整个模型最后一步的归一化") < tb.index("x = final_norm(x)")
+    assert "末尾的归一化（叠完所有块以后、输出层之前的那一次归一化，见下文）之前，残差流始终等于原输入与各个修正量之和，原输入一直是其中一项" in tb  # 4.1, 3.8, zh-41 9
+    assert tb.index("末尾的归一化（叠完所有块以后、输出层之前") < tb.index("x = final_norm(x)")
     assert "回到正文所写的状态：“%(scenario)s”，残差连接打开" in po  # 5.1; review-zh-50 16: no nested brackets; zh-57 5.3: quoted
     assert "（深度和步数不变）" in tb
     legend = re.search(r'msgid "True length ‖x‖; the number over a block is its last diamond\'s"\nmsgstr "(.*)"', po).group(1)
@@ -3244,7 +3244,8 @@ def test_money_turns_bank_in_blocks_2_and_3_with_no_clear_lead_in_its_weights():
     # r44 B1 (ja-44 1, 8): block 1 first (the others offset money, so the even average is about 0), then blocks 2-3
     # (the others no longer offset money's pull); no こそ, no 最大の money への重み
     assert ("ほかの三つの語の出力値ベクトルは地理成分が正で、money の負の地理成分をほぼ打ち消します。"
-            "そのため重みが均等なら、アテンションの修正の地理成分はほぼ 0 のはずですが") in text  # review-ja-51 7
+            "そのため重みが均等なら、アテンションの修正の地理成分はほぼ 0（{{money-bank/on:b1.attention.uniform geography:.2}}）ですが、"
+            "実際の修正では {{money-bank/on:b1.attention geography:.2}} で") in text  # review-ja-51 7; ja-60 1.1: correction against correction
     assert "修正の地理成分を負にしているのは、money への重みの偏りです" in text and "こそ" not in text
     # r45 B2 (ja-45 1): block 2 still leans to money, by under 0.05 (no frame); the lean is no longer the main cause
     row = [float(w) for w in shown_row(values, "on:b2.attention weights")]
@@ -3690,3 +3691,16 @@ def test_round_59_wording():
     assert "长度只取决于它减去均值以后的方向（与大小无关，也与各分量共同加上的常数无关）" in zh
     assert "長さは、平均を引いたベクトルの向きだけで決まります（大きさにも、全成分に共通に足された値にもよりません）" in ja
     assert "初期化や学習率のウォームアップと並んで" in ja_ffn and "残差接続と層正規化のおかげで" not in ja_ffn
+
+
+def test_round_60_wording():
+    """review-zh-60 1.1: the final norm is not the model's last step (the output layer and softmax follow); 3.1: the
+    original paper's base configuration is 基础配置, never 基础模型 (a foundation model); 4.1: pre-norm's final norm is
+    said with its formula, not after Xiong's theorem; ja-60 3.1, 3.2: on/off is a state, not a mode; 残差接続."""
+    zh_tb = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
+    zh_ffn = (CONTENT / "zh" / "ffn-residual.md").read_text(encoding="utf-8")
+    ja_ffn = (CONTENT / "ja" / "ffn-residual.md").read_text(encoding="utf-8")
+    assert "整个模型最后一步" not in zh_tb and "基础模型" not in zh_ffn
+    assert "中间不经过任何归一化，所以叠完所有块还要加上末尾的归一化。Xiong" in zh_ffn
+    assert "这种结构还要加上末尾的归一化。" not in zh_ffn
+    assert "モード" not in ja_ffn and "| 残差接続の足し算のたび（その直後） |" in ja_ffn
