@@ -2527,7 +2527,7 @@ def test_ja_links_to_the_block_drawing_the_depth_map_and_money_block_1_land(real
     assert "transformer-block.html#depth-map" in ffn_links
     text = (CONTENT / "ja" / "ffn-residual.md").read_text(encoding="utf-8")
     # ja-59 3.2: the column header says which lesson's figure
-    assert "| 前のレッスンの図では |" in text and "| [深さマップ](transformer-block.html#depth-map)の各ブロックの左の棒" in text
+    assert "| 前のレッスンの[深さマップ](transformer-block.html#depth-map)の各ブロックの左の棒" in text
 
 
 
@@ -3040,7 +3040,7 @@ def test_ja_r39_sqrt_d_at_first_use_the_base_c_and_the_number_over_a_block():
     assert "::: details 答え\n本文の数値に合わせて求めたパラメーターでは、" in tb and "手で決めた" not in tb and "ステップ 2 の続き" not in tb
     ffn = (CONTENT / "ja" / "ffn-residual.md").read_text(encoding="utf-8")
     # r40 (ja-40 5): with the residual off the bar is the sublayer output's length, so the norm acts through the input
-    assert "図には描かれない（棒の高さには、サブレイヤーが読む入力を通じて効く） |" in ffn and "オンでもオフでも、サブレイヤーが読む入力を通じて棒の高さに効きます" in ffn and "その効果が棒の高さに表れる" not in ffn
+    assert "深さマップには描かれない（棒の高さには、サブレイヤーが読む入力を通じて効く） |" in ffn and "オンでもオフでも、サブレイヤーが読む入力を通じて棒の高さに効きます" in ffn and "その効果が棒の高さに表れる" not in ffn
     assert "訓練で学んだ" not in ffn and "学習されたパラメーター" in ffn
 
 
@@ -3673,7 +3673,7 @@ def test_round_58_wording():
     assert "どの文でも四つの語が同じベクトルになり（*by the river bank*{lang=en} なら river とも同じです）" in ja
     assert "下限" not in ja and "長さは $0.25$ を下回りません" in ja
     assert "約 {{off:b1 cosine}}）。ただし *money in the bank*" in ja
-    assert "| 部品 | 読むもの | すること | 前のレッスンの図では |" in ja_ffn
+    assert "| 部品 | 読むもの | すること | 図では |" in ja_ffn and "| 深さマップには描かれない（" in ja_ffn  # 390 px: a short header
     assert "大きい構成（big）では $d_{\\text{model}} = 1024$" in ja_ffn and "big モデル" not in ja_ffn
 
 
