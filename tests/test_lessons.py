@@ -1741,7 +1741,7 @@ def test_after_block_2_without_the_residual_the_words_differ_by_less_than_a_mill
     assert gap(outputs[1]) < 1e-6 and gap(outputs[0]) > 1e-3
     assert len({tuple(np.round(v, 6)) for v in outputs[1]}) > 1
     zh = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
-    assert "块 2 之后，四个词的向量每一维相差都不到百万分之一；块 3 起，剩下的差别已小于双精度浮点数的舍入误差" in zh and "第六位都一样" not in zh
+    assert "块 2 之后，四个词的向量每一维相差都不到百万分之一；块 3 之后，剩下的差别已小于双精度浮点数的舍入误差" in zh and "第六位都一样" not in zh
     assert all(gap(v) == 0.0 for v in outputs[2:])  # "from block 3 exactly the same" (zh r39 A1)
 
 
@@ -2083,7 +2083,7 @@ def test_residual_off_block_1_length_is_not_b2_s_but_this_ffn_is_short_for_any_n
     # r45 B5 (review-zh-45 2): the bound first; it stops changing because the words are identical and their shared
     # vector is almost a fixed point; the level comes from b2 (only the second unit active, its W2 row short)
     # review-zh-50 2/14: not "完全相同" (float64 rounding), and the length half is marked optional
-    fixed = answer.index("从块 3 起四个词在双精度下已算不出差别，这个共同的向量几乎是块的不动点，长度也就不再变")
+    fixed = answer.index("块 3 之后四个词在双精度下已算不出差别，这个共同的向量几乎是块的不动点，长度也就不再变")
     assert "至于长度（选做）：" in answer
     assert answer.index("输出长度都介于 $0.25$ 和 $0.5$ 之间") < fixed < answer.index("输出几乎就是偏置 $b_2$")
     assert "已离前馈网络的输出偏置 $b_2$ 很近" not in answer
@@ -2185,7 +2185,7 @@ def test_ja_block_1s_length_is_short_not_because_of_b2_but_because_the_ffn_is_sh
     assert "にとどまる（ブロック 6 の後で {{off:b6 length}}）のは、この FFN が、正規化したベクトルならどれを読んでも長さ $0.25$〜$0.5$ の出力しか出さないからです" in text
     # r45 B5: it stops changing because the four words are one vector, almost a fixed point of the block; b2 (only
     # the second unit active, its W2 row small) explains only the level
-    assert "ブロック 3 からは四つの語が同じ一つのベクトルになり、それがブロックのほぼ不動点なので、長さもほとんど変わりません" in text  # r51: the aside condensed
+    assert "ブロック 3 の後は四つの語が同じ一つのベクトルになり、それがブロックのほぼ不動点なので、長さもほとんど変わりません" in text  # r51: the aside condensed
     assert text.index("長さ $0.25$〜$0.5$ の出力しか出さない") < text.index("ブロックのほぼ不動点なので")
     assert "すぐ近くに来るからです" not in text
     answers = (CONTENT / "ja" / "ffn-residual.md").read_text(encoding="utf-8")
@@ -2552,7 +2552,7 @@ def test_zh_residual_off_from_block_3_the_common_vector_is_almost_a_fixed_point_
     assert max(moves) < 0.01 * np.linalg.norm(ends[2][s.tracked])
     assert all(np.abs(x - x[0]).max() == 0.0 for x in ends[2:])  # r39 A1: from block 3 the float64 trace holds no difference
     # review-zh-50 2: that zero is rounding (block 3's attention shrinks a 1e-6 difference to ~1e-16), not identity
-    assert "四个词的差距在块 2 之后已小到看不出，块 3 起在双精度浮点数下已算不出差别。这个共同的向量几乎是块的不动点：" in _lesson_section("zh", "residual-off")  # zh-44 7
+    assert "四个词的差距在块 2 之后已小到看不出，块 3 之后在双精度浮点数下已算不出差别。这个共同的向量几乎是块的不动点：" in _lesson_section("zh", "residual-off")  # zh-44 7
     assert "完全相同" not in _lesson_section("zh", "residual-off")
 
 
@@ -3704,3 +3704,16 @@ def test_round_60_wording():
     assert "中间不经过任何归一化，所以叠完所有块还要加上末尾的归一化。Xiong" in zh_ffn
     assert "这种结构还要加上末尾的归一化。" not in zh_ffn
     assert "モード" not in ja_ffn and "| 残差接続の足し算のたび（その直後） |" in ja_ffn
+
+
+def test_the_words_are_computed_equal_only_after_block_3_s_ffn():
+    """review-zh-61 1: with the residual off, block 3's attention still leaves a difference a double can hold (about
+    1e-16); only after block 3's FFN is it computed as exactly 0. So the lessons say "after block 3", not "from"."""
+    s = scenario("river-bank")
+    steps = s.traces["pre-off"].steps
+    assert 0 < spread(steps[4].after) < 1e-12 and all(spread(step.after) == 0 for step in steps[5:])
+    zh_tb = (CONTENT / "zh" / "transformer-block.md").read_text(encoding="utf-8")
+    zh_ffn = (CONTENT / "zh" / "ffn-residual.md").read_text(encoding="utf-8")
+    ja_tb = (CONTENT / "ja" / "transformer-block.md").read_text(encoding="utf-8")
+    assert "块 3 之后在双精度浮点数下已算不出差别" in zh_tb and "块 3 之后，剩下的差别已小于双精度浮点数的舍入误差" in zh_tb
+    assert "块 3 之后四个词在双精度下已算不出差别" in zh_ffn and "ブロック 3 の後は四つの語が同じ一つのベクトルになり" in ja_tb
